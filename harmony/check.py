@@ -1,0 +1,278 @@
+"""``harmony check``: every problem in a rules_data folder, positioned.
+
+Reading and schema problems come from the loader; this module adds the
+checks that need the whole model: repeated ids, references that do not
+resolve, rows missing a cell, revision cells without their relation,
+parameters that are unknown or of the wrong type, and text marks
+(glossary terms, footnotes, parameters) that point nowhere.
+"""
+from __future__ import annotations
+
+import os
+import re
+from fractions import Fraction
+from typing import Any, Callable
+
+from .diagnostics import Report
+from .loader import load
+from .markup import marks
+from .model import Cell, Citation, Model
+
+#: Further checks (the engine's, the revision checks) register here: f(model, report).
+EXTRA_CHECKS: list[Callable[[Model, Report], None]] = []
+
+FRACTION = re.compile(r"^\d+/\d+$")
+
+
+def check_path(path: str | os.PathLike) -> tuple[Model, Report]:
+    model, report = load(path)
+    check_model(model, report)
+    return model, report
+
+
+def check_model(model: Model, report: Report) -> None:
+    _duplicates(model, report)
+    _sources(model, report)
+    _topics(model, report)
+    for clause in model.clauses.values():
+        _clause(model, report, clause)
+    _glossary_and_notes(model, report)
+    for check in EXTRA_CHECKS:
+        check(model, report)
+
+
+def _duplicates(model: Model, report: Report) -> None:
+    for kind, first, dup in model.duplicates:
+        name = getattr(dup, "id", None) or getattr(dup, "key", None) or getattr(dup, "name", None) \
+            or getattr(dup, "term", "")
+        field = next(f for f in ("id", "key", "name", "term") if hasattr(dup, f) and getattr(dup, f))
+        report.error(dup.pos(field), f"duplicate {kind} '{name}' (first defined at {first.pos(field)})",
+                     "duplicate-id")
+
+
+def _cite(model: Model, report: Report, cite: Citation) -> None:
+    src = model.sources.get(cite.source)
+    if src is None:
+        report.error(cite.pos("source"), f"citation names unknown source '{cite.source}'",
+                     "unresolved-source")
+    elif cite.document and src.documents and cite.document not in {d.id for d in src.documents}:
+        known = ", ".join(d.id for d in src.documents)
+        report.error(cite.pos("document"), f"source {cite.source} has no document '{cite.document}' "
+                     f"(its documents: {known})", "unresolved-document")
+    if cite.via and cite.via not in model.sources:
+        report.error(cite.pos("via"), f"citation names unknown source '{cite.via}'", "unresolved-source")
+    if not any((cite.section, cite.figure, cite.footnote, cite.table, cite.page, cite.document)):
+        report.warning(cite.pos(), "citation names no place in the document (section, figure, "
+                       "footnote, table or page)", "citation-vague")
+
+
+def _sources(model: Model, report: Report) -> None:
+    for s in model.sources.values():
+        if s.base is not None:
+            if s.base not in model.sources:
+                report.error(s.pos("base"), f"base names unknown source '{s.base}'", "unresolved-source")
+            elif s.base == s.key:
+                report.error(s.pos("base"), f"source {s.key} cannot be its own base", "base-cycle")
+        if s.kind in ("revision", "variant") and s.base is None:
+            report.warning(s.pos("kind"), f"{s.kind} {s.key} names no base source", "missing-base")
+    # cycles longer than one
+    for s in model.sources.values():
+        seen, cur = set(), s
+        while cur is not None and cur.base:
+            if cur.key in seen:
+                report.error(s.pos("base"), f"base sources of {s.key} form a cycle", "base-cycle")
+                break
+            seen.add(cur.key)
+            cur = model.sources.get(cur.base)
+
+
+def _topics(model: Model, report: Report) -> None:
+    for t in model.topics.values():
+        for i, key in enumerate(t.sources):
+            if key not in model.sources:
+                report.error(t.pos("sources", i), f"topic '{t.id}' names unknown source '{key}'",
+                             "unresolved-source")
+        seen: dict[str, Any] = {}
+        for i, a in enumerate(t.aspects):
+            if a.id in seen:
+                report.error(a.pos("id"), f"duplicate aspect '{a.id}' in topic '{t.id}'", "duplicate-id")
+            seen[a.id] = a
+        used = {c.aspect for c in model.clauses.values() if c.topic == t.id}
+        for a in t.aspects:
+            if a.id not in used:
+                report.warning(a.pos("id"), f"aspect '{a.id}' of topic '{t.id}' has no clause",
+                               "empty-row")
+
+
+def _clause(model: Model, report: Report, clause) -> None:
+    topic = model.topics.get(clause.topic)
+    if topic is None:
+        report.error(clause.pos("topic"), f"clause '{clause.id}' names unknown topic '{clause.topic}'",
+                     "unresolved-topic")
+    elif topic.aspect(clause.aspect) is None:
+        known = ", ".join(a.id for a in topic.aspects)
+        report.error(clause.pos("aspect"), f"topic '{topic.id}' has no aspect '{clause.aspect}' "
+                     f"(its aspects: {known})", "unresolved-aspect")
+    if topic is not None:
+        for key in topic.sources:
+            if key not in clause.cells:
+                report.error(clause.pos("cells", key=True),
+                             f"clause '{clause.id}' has no cell for {key}, a column of topic "
+                             f"'{topic.id}': add one, with status nil or not-covered if the source "
+                             "says nothing", "missing-cell")
+    for key, cell in clause.cells.items():
+        src = model.sources.get(key)
+        if src is None:
+            report.error(clause.pos("cells", key, key=True), f"cell for unknown source '{key}'",
+                         "unresolved-source")
+        elif topic is not None and key not in topic.sources:
+            report.error(clause.pos("cells", key, key=True), f"{key} is not a column of topic "
+                         f"'{topic.id}' (its columns: {', '.join(topic.sources)})", "unknown-column")
+        _cell(model, report, cell, src)
+    for qa in clause.qa:
+        if qa.source not in model.sources:
+            report.error(qa.pos("source"), f"Q&A names unknown source '{qa.source}'", "unresolved-source")
+        if qa.cite:
+            _cite(model, report, qa.cite)
+        _text_marks(model, report, qa, ("question", qa.question), ("answer", qa.answer))
+    for i, sid in enumerate(clause.scenarios):
+        if model.scenarios and sid not in model.scenarios:
+            report.error(clause.pos("scenarios", i), f"unknown scenario '{sid}'", "unresolved-scenario")
+
+
+def _cell(model: Model, report: Report, cell: Cell, src) -> None:
+    where = f"{cell.clause_id}@{cell.source}"
+    if cell.status in ("rule", "optional", "tournament"):
+        if not cell.text:
+            report.error(cell.pos("status"), f"{where}: a {cell.status} cell needs its text",
+                         "missing-text")
+    if cell.status in ("rule", "optional", "tournament", "nil") and not cell.cites:
+        report.error(cell.pos("status"), f"{where}: a {cell.status} cell needs a citation (cite)",
+                     "missing-citation")
+    if cell.status in ("optional", "tournament") and not cell.option:
+        report.error(cell.pos("status"), f"{where}: an {cell.status} cell names its option "
+                     "(option: name)", "missing-option")
+    if cell.option and cell.status not in ("optional", "tournament"):
+        report.error(cell.pos("option"), f"{where}: only optional or tournament cells name an option",
+                     "stray-option")
+    for c in cell.cites:
+        _cite(model, report, c)
+    if src is not None and src.is_revision and cell.covered:
+        if cell.relation is None:
+            report.error(cell.pos("status"), f"{where}: {src.key} revises {src.base}, so the cell "
+                         "states its relation (restates, amends, replaces or adds) and the "
+                         "clauses it revises", "missing-relation")
+    if cell.relation is not None:
+        if src is not None and not src.is_revision:
+            report.warning(cell.pos("relation"), f"{where}: {cell.source} is not a revision; "
+                           "relation ignored", "stray-relation")
+        if cell.relation.type != "adds" and not cell.relation.clauses:
+            report.error(cell.pos("relation", "clauses"), f"{where}: a relation of type "
+                         f"'{cell.relation.type}' names the clauses it {cell.relation.type[:-1]}s",
+                         "missing-relation")
+        for i, ref in enumerate(cell.relation.clauses):
+            cid, _, key = ref.partition("@")
+            if cid not in model.clauses:
+                report.error(cell.pos("relation", "clauses", i), f"{where}: relation names unknown "
+                             f"clause '{cid}'", "unresolved-clause")
+            elif key and key not in model.clauses[cid].cells:
+                report.error(cell.pos("relation", "clauses", i), f"{where}: clause '{cid}' has no "
+                             f"cell for {key}", "unresolved-clause")
+    for name, value in cell.params.items():
+        _param(model, report, cell, name, value)
+    if cell.params and cell.status in ("nil", "not-covered"):
+        pass  # a nil cell may still set parameters (PB: opportunity fire off)
+    _text_marks(model, report, cell, ("text", cell.text), ("note", cell.note),
+                *((("card", "text"), cell.card.text),) if cell.card else ())
+    if cell.changed and src is not None and src.versions and \
+            cell.changed.version not in {v.version for v in src.versions}:
+        report.error(cell.pos("changed", "version"), f"{where}: {src.key} has no version "
+                     f"'{cell.changed.version}'", "unresolved-version")
+
+
+def param_type_error(param, value) -> str | None:
+    """Why ``value`` does not fit parameter ``param``, or None.
+
+    >>> from harmony.model import Parameter
+    >>> param_type_error(Parameter(name="x", type="fraction"), "1/2") is None
+    True
+    >>> param_type_error(Parameter(name="x", type="enum", values=["a"]), "b")
+    "'b' is not one of: a"
+    """
+    t = param.type
+    if t == "bool":
+        return None if isinstance(value, bool) else f"expected true or false, found {value!r}"
+    if t in ("int", "modifier"):
+        ok = isinstance(value, int) and not isinstance(value, bool)
+        return None if ok else f"expected a whole number, found {value!r}"
+    if t == "fraction":
+        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
+            return None
+        if isinstance(value, str) and FRACTION.match(value) and Fraction(value) >= 0 \
+                and int(value.split("/")[1]) != 0:
+            return None
+        return f"expected a fraction such as '1/2' (or a whole number), found {value!r}"
+    if t == "enum":
+        if value is None and "none" in (param.values or []):
+            return None
+        return None if value in (param.values or []) else \
+            f"{value!r} is not one of: {', '.join(param.values or [])}"
+    if t == "list":
+        if not isinstance(value, list):
+            return f"expected a list, found {value!r}"
+        bad = [v for v in value if param.values and v not in param.values]
+        return f"{bad[0]!r} is not one of: {', '.join(param.values)}" if bad else None
+    return None
+
+
+def _param(model: Model, report: Report, cell: Cell, name: str, value) -> None:
+    where = f"{cell.clause_id}@{cell.source}"
+    param = model.parameters.get(name)
+    if param is None:
+        report.error(cell.pos("params", name, key=True), f"{where}: unknown parameter '{name}' "
+                     "(declare it under parameters:)", "unknown-parameter")
+        return
+    problem = param_type_error(param, value)
+    if problem:
+        report.error(cell.pos("params", name), f"{where}: parameter '{name}' ({param.type}): {problem}",
+                     "parameter-type")
+
+
+def _text_marks(model: Model, report: Report, obj, *fields) -> None:
+    params = getattr(obj, "params", {}) or {}
+    for field_path, text in fields:
+        path = field_path if isinstance(field_path, tuple) else (field_path,)
+        for m in marks(text):
+            if m.kind == "term" and model.term(m.target) is None:
+                report.error(obj.pos(*path), f"text links glossary term '{m.target}', which the "
+                             "glossary does not define", "unresolved-term")
+            elif m.kind == "footnote" and m.target not in model.footnotes:
+                report.error(obj.pos(*path), f"text marks footnote '[^{m.target}]', which is not "
+                             "defined", "unresolved-footnote")
+            elif m.kind == "param" and m.target not in params:
+                report.error(obj.pos(*path), f"text prints parameter '{m.target}', which this cell "
+                             "does not set", "unresolved-parameter")
+
+
+def _glossary_and_notes(model: Model, report: Report) -> None:
+    for t in model.glossary.values():
+        if t.cite:
+            _cite(model, report, t.cite)
+        _text_marks(model, report, t, ("definition", t.definition))
+    for f in model.footnotes.values():
+        if f.source not in model.sources:
+            report.error(f.pos("source"), f"footnote names unknown source '{f.source}'", "unresolved-source")
+        if f.cite:
+            _cite(model, report, f.cite)
+    for n in model.notes.values():
+        if n.source not in model.sources:
+            report.error(n.pos("source"), f"note names unknown source '{n.source}'", "unresolved-source")
+        if n.topic not in model.topics:
+            report.error(n.pos("topic"), f"note names unknown topic '{n.topic}'", "unresolved-topic")
+        if n.cite:
+            _cite(model, report, n.cite)
+        _text_marks(model, report, n, ("text", n.text))
+    for p in model.parameters.values():
+        if p.type in ("enum",) and not p.values:
+            report.error(p.pos("type"), f"parameter '{p.name}' of type enum lists its values",
+                         "parameter-values")

@@ -1,0 +1,6 @@
+"""The modules that add subcommands to the CLI, imported once so it sees them.
+
+``harmony.cli`` defines ``check`` and ``fmt``; add a line here for each
+module that registers another command with ``@command``.
+"""
+from . import cli  # noqa: F401  check, fmt

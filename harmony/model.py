@@ -1,0 +1,387 @@
+"""The clause model: sources, topics, clauses and their cells, with positions.
+
+Built by :func:`harmony.loader.load` from validated YAML. Every object keeps
+the file and the round-trip node it came from, so ``obj.pos("field")`` points
+at the exact line and column of any of its values.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from .diagnostics import Pos
+from .loader import node_pos, plain
+
+STATUSES = ("rule", "optional", "tournament", "nil", "not-covered")
+RELATIONS = ("restates", "amends", "replaces", "adds")
+SOURCE_KINDS = ("canonical", "revision", "variant", "other-game", "commentary")
+
+
+@dataclass
+class Located:
+    """Base of every model object: where it was read from."""
+
+    file: str = field(default="", repr=False, compare=False)
+    node: Any = field(default=None, repr=False, compare=False)
+
+    def pos(self, *path: str | int, key: bool = False) -> Pos:
+        return node_pos(self.file, self.node, tuple(path), key=key)
+
+
+@dataclass
+class Document(Located):
+    id: str = ""
+    title: str = ""
+    version: str | None = None
+    date: str | None = None
+
+
+@dataclass
+class Version(Located):
+    version: str = ""
+    date: str = ""
+    note: str | None = None
+
+
+@dataclass
+class Source(Located):
+    key: str = ""
+    title: str = ""
+    author: str = ""
+    year: int = 0
+    kind: str = "canonical"
+    short: str | None = None
+    publisher: str | None = None
+    version: str | None = None
+    date: str | None = None
+    base: str | None = None
+    summary: str | None = None
+    documents: list[Document] = field(default_factory=list)
+    versions: list[Version] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return self.short or self.key
+
+    @property
+    def is_revision(self) -> bool:
+        """A source that builds on another (REV and DB build on PB)."""
+        return self.base is not None
+
+
+@dataclass
+class Aspect(Located):
+    id: str = ""
+    title: str = ""
+    summary: str | None = None
+
+
+@dataclass
+class Topic(Located):
+    id: str = ""
+    title: str = ""
+    summary: str = ""
+    order: int = 0
+    sources: list[str] = field(default_factory=list)
+    aspects: list[Aspect] = field(default_factory=list)
+
+    def aspect(self, aspect_id: str) -> Aspect | None:
+        return next((a for a in self.aspects if a.id == aspect_id), None)
+
+
+@dataclass
+class Citation(Located):
+    source: str = ""
+    document: str | None = None
+    section: str | None = None
+    figure: str | None = None
+    footnote: str | None = None
+    table: str | None = None
+    page: str | None = None
+    via: str | None = None
+
+    def place(self) -> str:
+        """The place in the document, e.g. 'section Recording, footnote 4'."""
+        parts = []
+        for name in ("section", "figure", "table", "footnote", "page"):
+            value = getattr(self, name)
+            if value:
+                parts.append(value if name == "section" else f"{name} {value}")
+        return ", ".join(parts)
+
+
+@dataclass
+class Relation(Located):
+    type: str = ""
+    clauses: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Card(Located):
+    title: str = ""
+    text: str = ""
+
+
+@dataclass
+class Change(Located):
+    version: str = ""
+    note: str = ""
+
+
+@dataclass
+class Cell(Located):
+    source: str = ""
+    status: str = "not-covered"
+    text: str | None = None
+    cites: list[Citation] = field(default_factory=list)
+    note: str | None = None
+    option: str | None = None
+    relation: Relation | None = None
+    params: dict[str, Any] = field(default_factory=dict)
+    card: Card | None = None
+    changed: Change | None = None
+    clause_id: str = ""
+
+    @property
+    def covered(self) -> bool:
+        return self.status != "not-covered"
+
+
+@dataclass
+class QA(Located):
+    source: str = ""
+    question: str = ""
+    answer: str = ""
+    cite: Citation | None = None
+
+
+@dataclass
+class Clause(Located):
+    id: str = ""
+    topic: str = ""
+    aspect: str = ""
+    title: str | None = None
+    cells: dict[str, Cell] = field(default_factory=dict)
+    qa: list[QA] = field(default_factory=list)
+    examples: str | None = None
+    scenarios: list[str] = field(default_factory=list)
+
+
+@dataclass
+class Parameter(Located):
+    name: str = ""
+    type: str = "bool"
+    values: list[str] | None = None
+    description: str = ""
+
+
+@dataclass
+class Term(Located):
+    term: str = ""
+    definition: str = ""
+    aliases: list[str] = field(default_factory=list)
+    cite: Citation | None = None
+
+    @property
+    def anchor(self) -> str:
+        return "term-" + "-".join(self.term.lower().split())
+
+
+@dataclass
+class Footnote(Located):
+    id: str = ""
+    source: str = ""
+    text: str = ""
+    cite: Citation | None = None
+
+
+@dataclass
+class Note(Located):
+    id: str = ""
+    source: str = ""
+    topic: str = ""
+    title: str = ""
+    text: str = ""
+    cite: Citation | None = None
+
+
+@dataclass
+class Scenario(Located):
+    """A worked example; ``data`` is the plain mapping the engine reads."""
+
+    id: str = ""
+    title: str = ""
+    data: dict = field(default_factory=dict)
+
+
+@dataclass
+class Model:
+    """Everything read from one rules_data folder."""
+
+    root: str = ""
+    sources: dict[str, Source] = field(default_factory=dict)
+    topics: dict[str, Topic] = field(default_factory=dict)
+    clauses: dict[str, Clause] = field(default_factory=dict)
+    parameters: dict[str, Parameter] = field(default_factory=dict)
+    glossary: dict[str, Term] = field(default_factory=dict)
+    footnotes: dict[str, Footnote] = field(default_factory=dict)
+    notes: dict[str, Note] = field(default_factory=dict)
+    scenarios: dict[str, Scenario] = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+    #: objects whose id repeated one already read: (kind, first, duplicate)
+    duplicates: list[tuple[str, Located, Located]] = field(default_factory=list)
+
+    def topics_in_order(self) -> list[Topic]:
+        return sorted(self.topics.values(), key=lambda t: (t.order, t.id))
+
+    def clauses_of(self, topic_id: str, aspect_id: str | None = None) -> list[Clause]:
+        """Clauses of a topic (optionally one row), in the topic's aspect order."""
+        topic = self.topics.get(topic_id)
+        order = {a.id: i for i, a in enumerate(topic.aspects)} if topic else {}
+        found = [c for c in self.clauses.values()
+                 if c.topic == topic_id and (aspect_id is None or c.aspect == aspect_id)]
+        return sorted(found, key=lambda c: (order.get(c.aspect, len(order)), c.file, c.pos().line))
+
+    def term(self, name: str) -> Term | None:
+        """A glossary term by its name or an alias, ignoring case."""
+        want = " ".join(name.lower().split())
+        for t in self.glossary.values():
+            if want == t.term.lower() or want in (a.lower() for a in t.aliases):
+                return t
+        return None
+
+    def cell(self, ref: str) -> Cell | None:
+        """A cell by ``clause-id@SOURCE``."""
+        cid, _, src = ref.partition("@")
+        clause = self.clauses.get(cid)
+        return clause.cells.get(src) if clause else None
+
+
+# ---------------------------------------------------------------- building
+
+def _fields(cls, node, file: str, **extra):
+    """Instantiate ``cls`` from a mapping node, copying the plain values of its known fields."""
+    names = {f for f in cls.__dataclass_fields__} - {"file", "node"}
+    values = {k.replace("-", "_"): plain(v) for k, v in node.items() if k.replace("-", "_") in names}
+    values.update(extra)
+    return cls(file=file, node=node, **values)
+
+
+def _citation(node, file: str) -> Citation | None:
+    return _fields(Citation, node, file) if isinstance(node, dict) else None
+
+
+def _citations(node, file: str) -> list[Citation]:
+    if node is None:
+        return []
+    if isinstance(node, list):
+        return [_citation(n, file) for n in node if isinstance(n, dict)]
+    c = _citation(node, file)
+    return [c] if c else []
+
+
+def build_cell(source: str, node, file: str, clause_id: str, parent=None) -> Cell:
+    if not isinstance(node, dict):  # shorthand: "not-covered"
+        cell = Cell(file=file, node=parent, source=source, status=str(node), clause_id=clause_id)
+        return cell
+    rel = node.get("relation")
+    card = node.get("card")
+    changed = node.get("changed")
+    return Cell(
+        file=file, node=node, source=source, clause_id=clause_id,
+        status=str(node.get("status", "not-covered")),
+        text=plain(node.get("text")), note=plain(node.get("note")), option=plain(node.get("option")),
+        cites=_citations(node.get("cite"), file),
+        relation=_fields(Relation, rel, file) if isinstance(rel, dict) else None,
+        params=plain(node.get("params") or {}),
+        card=_fields(Card, card, file) if isinstance(card, dict) else None,
+        changed=_fields(Change, changed, file) if isinstance(changed, dict) else None,
+    )
+
+
+def build_clause(node, file: str) -> Clause:
+    cid = plain(node.get("id"))
+    cells_node = node.get("cells") or {}
+    cells = {}
+    for src, cnode in cells_node.items():
+        cell = build_cell(str(src), cnode, file, cid, parent=cells_node)
+        if not isinstance(cnode, dict):
+            cell.node = _Pointer(cells_node, str(src))
+        cells[str(src)] = cell
+    qa = [QA(file=file, node=q, source=plain(q.get("source")), question=plain(q.get("question")),
+             answer=plain(q.get("answer")), cite=_citation(q.get("cite"), file))
+          for q in node.get("qa") or [] if isinstance(q, dict)]
+    return Clause(file=file, node=node, id=cid, topic=plain(node.get("topic")),
+                  aspect=plain(node.get("aspect")), title=plain(node.get("title")),
+                  cells=cells, qa=qa, examples=plain(node.get("examples")),
+                  scenarios=plain(node.get("scenarios") or []))
+
+
+class _Pointer(dict):
+    """Stands in for a shorthand cell's node: positions resolve to the value in its parent."""
+
+    def __init__(self, parent, key):
+        super().__init__()
+        self.parent, self.key = parent, key
+
+    @property
+    def lc(self):
+        line, col = self.parent.lc.value(self.key)
+        return _LC(line, col)
+
+
+class _LC:
+    def __init__(self, line, col):
+        self.line, self.col = line, col
+
+    def key(self, k):
+        raise KeyError(k)
+
+    value = key
+
+
+def build_source(node, file: str) -> Source:
+    docs = [_fields(Document, d, file) for d in node.get("documents") or [] if isinstance(d, dict)]
+    versions = [_fields(Version, v, file) for v in node.get("versions") or [] if isinstance(v, dict)]
+    return _fields(Source, node, file, documents=docs, versions=versions)
+
+
+def build_topic(node, file: str) -> Topic:
+    aspects = [_fields(Aspect, a, file) for a in node.get("aspects") or [] if isinstance(a, dict)]
+    return _fields(Topic, node, file, aspects=aspects)
+
+
+def add_document(model: Model, tree, file: str) -> None:
+    """Merge one validated file into the model, noting repeated ids."""
+    def put(kind: str, table: dict, key: str, obj: Located) -> None:
+        if key in table:
+            model.duplicates.append((kind, table[key], obj))
+        else:
+            table[key] = obj
+
+    for node in tree.get("sources") or []:
+        s = build_source(node, file)
+        put("source", model.sources, s.key, s)
+    for node in tree.get("topics") or []:
+        t = build_topic(node, file)
+        put("topic", model.topics, t.id, t)
+    for node in tree.get("clauses") or []:
+        c = build_clause(node, file)
+        put("clause", model.clauses, c.id, c)
+    for node in tree.get("parameters") or []:
+        p = _fields(Parameter, node, file)
+        put("parameter", model.parameters, p.name, p)
+    for node in tree.get("glossary") or []:
+        t = _fields(Term, node, file, cite=_citation(node.get("cite"), file))
+        put("glossary term", model.glossary, t.term.lower(), t)
+    for node in tree.get("footnotes") or []:
+        f = _fields(Footnote, node, file, cite=_citation(node.get("cite"), file))
+        put("footnote", model.footnotes, f.id, f)
+    for node in tree.get("notes") or []:
+        n = _fields(Note, node, file, cite=_citation(node.get("cite"), file))
+        put("note", model.notes, n.id, n)
+    sc = tree.get("scenario")
+    if isinstance(sc, dict):
+        s = Scenario(file=file, node=sc, id=plain(sc.get("id")), title=plain(sc.get("title")),
+                     data=plain(sc))
+        put("scenario", model.scenarios, s.id, s)
