@@ -276,3 +276,6 @@ def _glossary_and_notes(model: Model, report: Report) -> None:
         if p.type in ("enum",) and not p.values:
             report.error(p.pos("type"), f"parameter '{p.name}' of type enum lists its values",
                          "parameter-values")
+        elif p.default is not None and param_type_error(p, p.default):
+            report.error(p.pos("default"), f"parameter '{p.name}': default "
+                         f"{param_type_error(p, p.default)}", "parameter-type")

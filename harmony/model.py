@@ -173,6 +173,7 @@ class Parameter(Located):
     type: str = "bool"
     values: list[str] | None = None
     description: str = ""
+    default: Any = None
 
 
 @dataclass
