@@ -279,3 +279,6 @@ def _glossary_and_notes(model: Model, report: Report) -> None:
         elif p.default is not None and param_type_error(p, p.default):
             report.error(p.pos("default"), f"parameter '{p.name}': default "
                          f"{param_type_error(p, p.default)}", "parameter-type")
+
+
+from . import consistency  # noqa: E402,F401  (registers the cross-clause checks in EXTRA_CHECKS)

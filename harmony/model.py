@@ -140,6 +140,7 @@ class Cell(Located):
     params: dict[str, Any] = field(default_factory=dict)
     card: Card | None = None
     changed: Change | None = None
+    requires: list[str] = field(default_factory=list)
     clause_id: str = ""
 
     @property
@@ -174,6 +175,7 @@ class Parameter(Located):
     values: list[str] | None = None
     description: str = ""
     default: Any = None
+    requires: list[str] = field(default_factory=list)
 
 
 @dataclass
@@ -297,6 +299,7 @@ def build_cell(source: str, node, file: str, clause_id: str, parent=None) -> Cel
         params=plain(node.get("params") or {}),
         card=_fields(Card, card, file) if isinstance(card, dict) else None,
         changed=_fields(Change, changed, file) if isinstance(changed, dict) else None,
+        requires=plain(node.get("requires") or []),
     )
 
 

@@ -16,8 +16,8 @@ sources:
   - {key: REV, title: Revised, author: B, year: 2013, kind: revision, base: PB,
      versions: [{version: '0.1', date: '2013-04-05'}]}
 parameters:
-  - {name: opfire.drm, type: modifier, description: DRM}
-  - {name: spot.trucks, type: bool, description: trucks spot}
+  - {name: opfire.drm, type: modifier, description: DRM, default: 0}
+  - {name: spot.trucks, type: bool, description: trucks spot, default: false}
 glossary:
   - {term: concealing terrain, definition: Woods and town.}
 footnotes:

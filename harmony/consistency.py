@@ -1,0 +1,591 @@
+"""Revision consistency: the checks ``harmony check`` runs across clauses.
+
+:mod:`harmony.check` checks each object on its own (ids, references, types);
+this module checks that the pieces agree with one another. Each check is a
+function ``f(model, report)`` registered in :data:`harmony.check.EXTRA_CHECKS`:
+
+``prose-number`` (error)
+    A number written in a cell's text or card (``+2``, ``1/2``, ``½``,
+    ``one quarter``, ``once``) disagrees with the cell's parameters of the
+    same kind: a signed number is compared with the cell's ``modifier``
+    parameters, a fraction with its ``fraction`` parameters, a plain count
+    with its ``int`` parameters (and with any whole value the cell sets).
+    A kind the cell sets no parameter of is not compared, so "two hexes",
+    "Figure 1" or "PanzerBlitz (1970)" never trip it; :mod:`harmony.numbers`
+    says which numbers are read. The fix is the ``{{ name }}`` mark, which
+    prints the parameter itself. ``prose-number-literal`` (warning): a
+    number in digits that does equal a parameter, which the mark would keep
+    in step.
+``relation-not-canonical``, ``relation-to-silent-cell`` (errors)
+    A revision cell that restates, amends or replaces names cells of a
+    canonical rulebook (or of its base), and those cells say something.
+``restates-differs`` (error)
+    A cell that only restates a clause sets a parameter to another value.
+``parameter-conflict`` (error), ``option-conflict`` (warning)
+    Two cells of one ruleset set a parameter to different values and both
+    apply at once (neither replaces the other). An optional or tournament
+    cell may change a value its rulebook's standard rules set: that is what
+    an option is for. Two different options that disagree are a warning,
+    since switching both on is ambiguous.
+``parameter-unset`` (error)
+    Every parameter of the registry (what the engine reads) has a value in
+    every ruleset: set by the rulebook's own cells, inherited from its
+    ``base``, or given by the registry's ``default``. A default is the
+    registry's deliberate "not stated" and is not reported: warning on each
+    would flag every rulebook that is silent on a rule it never had (PB on
+    opportunity fire); a parameter with no default must be set, or
+    inherited, by every ruleset.
+``requirement-*`` (errors)
+    Cross references inside a revision, as data: a cell's ``requires`` names
+    the clauses its rule depends on (opportunity fire on spotting); each
+    must resolve to a covered cell that applies whenever this one does. A
+    parameter's ``requires`` names parameters that must be on wherever it
+    is on (an observer for interdiction, markers for opportunity-spotted
+    markers).
+``version-*`` (errors)
+    A revision's versions are listed oldest first with unique names and
+    dates in order; the source's ``version`` is one of them; no cell records
+    a change in a version later than the source's current one; ``changed``
+    appears only on cells of a source that lists versions.
+``scenario-*`` (errors)
+    Scenario rulings cite clauses that exist, for rulesets the scenario
+    lists (skipped where the engine registered its own scenario check).
+"""
+from __future__ import annotations
+
+import functools
+import re
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any, Iterable
+
+from .check import EXTRA_CHECKS
+from .diagnostics import Pos, Report
+from .loader import read_file
+from .markup import iter_marks
+from .model import Cell, Model, Parameter, Source
+from .numbers import Number, numbers_in
+
+#: statuses whose parameters apply whatever options are on
+STANDING = ("rule", "nil", "not-covered")
+#: statuses whose parameters apply only when their option is on
+OPTIONAL = ("optional", "tournament")
+RULESET_KINDS = ("canonical", "revision", "variant")
+
+
+# ------------------------------------------------------------------ values
+
+def norm(value: Any) -> Any:
+    """A parameter value in a form that compares equal when the rules are equal.
+
+    >>> norm("1/2") == norm("2/4"), norm(1) == norm("1/1"), norm(["C", "A"]) == norm(["A", "C"])
+    (True, True, True)
+    """
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, int):
+        return Fraction(value)
+    if isinstance(value, str) and re.fullmatch(r"\d+/\d+", value) and not value.endswith("/0"):
+        return Fraction(value)
+    if isinstance(value, list):
+        return tuple(sorted(map(str, value)))
+    return value
+
+
+def is_on(value: Any) -> bool:
+    """Whether a value switches its rule on (true, non-zero, not 'none', not empty).
+
+    >>> [is_on(v) for v in (True, 0, "1/2", "none", [], ["C"], None)]
+    [True, False, True, False, False, True, False]
+    """
+    v = norm(value)
+    if v is None or v == "none":
+        return False
+    if isinstance(v, (tuple, list)):
+        return bool(v)
+    return bool(v)
+
+
+def shown(value: Any, type: str | None = None) -> str:
+    from .markup import render_value
+    return render_value(value, type)
+
+
+# ---------------------------------------------------------------- rulesets
+
+@dataclass(frozen=True)
+class Setting:
+    """Where a ruleset's value of a parameter comes from."""
+
+    value: Any
+    origin: str               # "own", "base" or "default"
+    cell: Cell | None = None  # the cell that sets it (own or base)
+    source: str = ""          # the source of that cell
+
+
+def ruleset_sources(model: Model) -> list[str]:
+    """Sources the engine plays: canonical rulebooks, revisions, variants, and any
+    other source whose cells set parameters (commentary never)."""
+    setting = {c.source for cl in model.clauses.values() for c in cl.cells.values() if c.params}
+    return sorted(k for k, s in model.sources.items()
+                  if s.kind in RULESET_KINDS or (s.kind != "commentary" and k in setting))
+
+
+def options_of(model: Model, key: str) -> list[str]:
+    return sorted({c.option for cl in model.clauses.values() for c in cl.cells.values()
+                   if c.source == key and c.option and c.status in OPTIONAL})
+
+
+def own_cells(model: Model, key: str) -> list[Cell]:
+    return [c for cl in model.clauses.values() for c in cl.cells.values() if c.source == key]
+
+
+def base_chain(model: Model, key: str) -> list[str]:
+    """The source and its bases, nearest first (stops on a cycle)."""
+    chain, cur = [], key
+    while cur and cur in model.sources and cur not in chain:
+        chain.append(cur)
+        cur = model.sources[cur].base
+    return chain
+
+
+def settings(model: Model, key: str, options: Iterable[str] = ()) -> dict[str, Setting]:
+    """Every parameter a ruleset sets or inherits, with its origin.
+
+    Precedence: the source's standing cells, then its cells of the options
+    switched on, then its base's standing values (recursively), then the
+    registry's default. Parameters with no value are absent.
+    """
+    options = set(options)
+    out: dict[str, Setting] = {}
+    for depth, src in enumerate(base_chain(model, key)):
+        found: dict[str, Setting] = {}
+        for cell in own_cells(model, src):
+            if cell.status in STANDING:
+                for name, value in cell.params.items():
+                    found.setdefault(name, Setting(value, "own" if depth == 0 else "base", cell, src))
+        if depth == 0:
+            for cell in own_cells(model, src):
+                if cell.status in OPTIONAL and cell.option in options:
+                    for name, value in cell.params.items():
+                        found[name] = Setting(value, "own", cell, src)
+        for name, s in found.items():
+            out.setdefault(name, s)
+    for name, p in model.parameters.items():
+        if name not in out and p.default is not None:
+            out[name] = Setting(p.default, "default")
+    return out
+
+
+def where(cell: Cell) -> str:
+    return f"{cell.clause_id}@{cell.source}"
+
+
+# ------------------------------------------------------- 1. prose numbers
+
+@functools.lru_cache(maxsize=64)
+def _file_lines(path: str) -> tuple[str, ...]:
+    doc = read_file(path)
+    return tuple(doc.text.splitlines())
+
+
+def locate(start: Pos, needle: str, limit: int = 60) -> Pos:
+    """Where ``needle`` is first written at or after ``start`` (within ``limit`` lines);
+    ``start`` when it cannot be found (folded text split across lines)."""
+    lines = _file_lines(start.path)
+    for i in range(start.line - 1, min(len(lines), start.line - 1 + limit)):
+        col = lines[i].find(needle, start.col - 1 if i == start.line - 1 else 0)
+        if col >= 0:
+            return Pos(start.path, i + 1, col + 1)
+    return start
+
+
+def _prose(text: str) -> str:
+    """Text with its marks resolved for reading numbers: parameters and footnote marks
+    blanked (a ``{{ }}`` mark is exactly what we want), glossary links shown."""
+    out, last = [], 0
+    for m in iter_marks(text):
+        out.append(text[last:m.start])
+        out.append(m.shown if m.kind == "term" else " " * (m.end - m.start))
+        last = m.end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _numeric_params(model: Model, cell: Cell) -> dict[str, list[tuple[str, Any]]]:
+    """The cell's parameters by kind of number: modifier, fraction, count."""
+    kinds: dict[str, list[tuple[str, Any]]] = {"modifier": [], "fraction": [], "count": []}
+    for name, value in cell.params.items():
+        p = model.parameters.get(name)
+        if p is None or isinstance(value, bool) or value is None:
+            continue
+        key = {"modifier": "modifier", "fraction": "fraction", "int": "count"}.get(p.type)
+        if key is None or not isinstance(norm(value), Fraction):
+            continue
+        kinds[key].append((name, value))
+    return kinds
+
+
+def prose_mismatches(model: Model, cell: Cell, text: str) -> list[tuple[Number, list[tuple[str, Any]], bool]]:
+    """``(number, parameters of its kind, agrees)`` for each number read in ``text``
+    that has parameters of its kind in the cell to compare with."""
+    kinds = _numeric_params(model, cell)
+    whole = {abs(norm(v)) for vs in kinds.values() for _, v in vs if norm(v).denominator == 1}
+    out = []
+    for n in numbers_in(_prose(text)):
+        params = kinds[n.kind]
+        if not params:
+            continue
+        values = {norm(v) for _, v in params}
+        agrees = n.value in values or (n.kind == "count" and n.value in whole)
+        out.append((n, params, agrees))
+    return out
+
+
+def check_prose_numbers(model: Model, report: Report) -> None:
+    for clause in model.clauses.values():
+        for cell in clause.cells.values():
+            if not cell.params:
+                continue
+            fields = [(("text",), cell.text)]
+            if cell.card:
+                fields += [(("card", "title"), cell.card.title), (("card", "text"), cell.card.text)]
+            for path, text in fields:
+                if not text:
+                    continue
+                for n, params, agrees in prose_mismatches(model, cell, text):
+                    pos = locate(cell.pos(*path), n.text.split("(")[0].strip() or n.text)
+                    names = ", ".join(f"{name} = {shown(v, model.parameters[name].type)}"
+                                      for name, v in params)
+                    mark = " or ".join(f"{{{{ {name} }}}}" for name, _ in params)
+                    field = ".".join(path)
+                    if not agrees:
+                        report.error(pos, f"{where(cell)}: {field} says '{n.text}' but the cell sets "
+                                     f"{names}: write {mark} so the prose prints the value the "
+                                     "engine uses", "prose-number")
+                    elif n.text[:1].isdigit() or n.text[:1] in "+-\u2212" or not n.text[:1].isalpha():
+                        report.warning(pos, f"{where(cell)}: {field} writes '{n.text}' by hand; "
+                                       f"{mark} prints it from the parameter and cannot drift",
+                                       "prose-number-literal")
+
+
+# ---------------------------------------------------------- 2. relations
+
+def _ref(ref: str, default_source: str) -> tuple[str, str | None]:
+    cid, _, key = ref.partition("@")
+    return cid, (key or None)
+
+
+def _canonical_for(model: Model, src: Source) -> set[str]:
+    ok = {k for k, s in model.sources.items() if s.kind == "canonical"}
+    return ok | set(base_chain(model, src.key)[1:])
+
+
+def check_relations(model: Model, report: Report) -> None:
+    for clause in model.clauses.values():
+        for cell in clause.cells.values():
+            src = model.sources.get(cell.source)
+            rel = cell.relation
+            if src is None or rel is None or not src.is_revision:
+                continue
+            allowed = _canonical_for(model, src)
+            if rel.type == "adds":
+                continue  # an addition may build on the revision's own clauses
+            for i, ref in enumerate(rel.clauses):
+                cid, key = _ref(ref, cell.source)
+                target = model.clauses.get(cid)
+                if target is None or (key and key not in target.cells):
+                    continue  # harmony.check reports it (unresolved-clause)
+                pos = cell.pos("relation", "clauses", i)
+                if key is not None:
+                    if key == cell.source or key not in allowed:
+                        report.error(pos, f"{where(cell)}: {rel.type} names {ref}, a cell of "
+                                     f"{key}; a {src.kind} revises the canonical rulebooks "
+                                     f"({', '.join(sorted(allowed))})", "relation-not-canonical")
+                    elif not target.cells[key].covered:
+                        report.error(pos, f"{where(cell)}: {rel.type} names {ref}, which is "
+                                     "not-covered (the rulebook says nothing there to revise)",
+                                     "relation-to-silent-cell")
+                elif not any(
+                        k in allowed and c.covered for k, c in target.cells.items()):
+                    report.error(pos, f"{where(cell)}: {rel.type} names clause '{cid}', which has "
+                                 "no covered cell of a canonical rulebook to revise",
+                                 "relation-to-silent-cell")
+            if rel.type == "restates":
+                _restates(model, report, cell, src)
+
+
+def _restates(model: Model, report: Report, cell: Cell, src: Source) -> None:
+    for i, ref in enumerate(cell.relation.clauses):
+        cid, key = _ref(ref, cell.source)
+        target = model.clauses.get(cid)
+        if target is None:
+            continue
+        keys = [key] if key else [src.base] if src.base else []
+        for k in keys:
+            other = target.cells.get(k)
+            if other is None:
+                continue
+            for name, value in cell.params.items():
+                if name in other.params and norm(other.params[name]) != norm(value):
+                    t = model.parameters[name].type if name in model.parameters else None
+                    report.error(cell.pos("params", name), f"{where(cell)}: restates {cid}@{k} "
+                                 f"but sets {name} = {shown(value, t)} where {cid}@{k} sets "
+                                 f"{shown(other.params[name], t)}: say 'amends' or 'replaces', "
+                                 "or keep the value", "restates-differs")
+
+
+# ----------------------------------------------- 2. one value per ruleset
+
+def _replaces(a: Cell, b: Cell) -> bool:
+    """Whether cell ``a`` states that it replaces cell ``b`` (or b's clause)."""
+    if a.relation is None or a.relation.type != "replaces":
+        return False
+    for ref in a.relation.clauses:
+        cid, _, key = ref.partition("@")
+        if cid == b.clause_id and (not key or key == b.source):
+            return True
+    return False
+
+
+def check_parameter_conflicts(model: Model, report: Report) -> None:
+    by: dict[tuple[str, str], list[Cell]] = {}
+    for clause in model.clauses.values():
+        for cell in clause.cells.values():
+            for name in cell.params:
+                by.setdefault((cell.source, name), []).append(cell)
+    for (source, name), cells in sorted(by.items(), key=lambda kv: kv[0]):
+        p = model.parameters.get(name)
+        t = p.type if p else None
+        reported: set[str] = set()
+        for i, a in enumerate(cells):
+            for b in cells[i + 1:]:
+                va, vb = a.params[name], b.params[name]
+                if norm(va) == norm(vb) or _replaces(a, b) or _replaces(b, a):
+                    continue
+                oa = a.option if a.status in OPTIONAL else None
+                ob = b.option if b.status in OPTIONAL else None
+                if (oa is None) != (ob is None):
+                    continue  # an option changes a standing value: its purpose
+                if where(b) in reported:
+                    continue
+                reported.add(where(b))
+                msg = (f"{where(b)} sets {name} = {shown(vb, t)} but {where(a)} "
+                       f"(at {a.pos('params', name)}) sets {shown(va, t)}")
+                if oa == ob:
+                    scope = f"with option {oa} on" if oa else "in its standard rules"
+                    report.error(b.pos("params", name), f"{msg}; both apply to {source} {scope}: "
+                                 "set it in one cell, or state that one replaces the other "
+                                 "(relation: replaces)", "parameter-conflict")
+                else:
+                    report.warning(b.pos("params", name), f"{msg}; ruleset {source}+{oa}+{ob} "
+                                   "would have both", "option-conflict")
+
+
+# ------------------------------------------ 2. every parameter has a value
+
+def check_parameter_coverage(model: Model, report: Report) -> None:
+    rulesets = ruleset_sources(model)
+    full = {k: settings(model, k, options_of(model, k)) for k in rulesets}
+    for name, p in sorted(model.parameters.items()):
+        missing = [k for k in rulesets if name not in full[k]]
+        if missing:
+            report.error(p.pos("name"), f"parameter '{name}' has no value in "
+                         f"{', '.join(missing)}: no cell of the rulebook (or of its base) sets it "
+                         "and the registry gives no default; set it in a cell, or declare "
+                         "default: for rulebooks that say nothing", "parameter-unset")
+
+
+# ------------------------------------------------------- 2. requirements
+
+def check_requirements(model: Model, report: Report) -> None:
+    # clause requirements: cell.requires
+    for clause in model.clauses.values():
+        for cell in clause.cells.values():
+            for i, ref in enumerate(cell.requires):
+                pos = cell.pos("requires", i)
+                cid, _, key = ref.partition("@")
+                key = key or cell.source
+                target = model.clauses.get(cid)
+                if target is None:
+                    report.error(pos, f"{where(cell)}: requires unknown clause '{cid}'",
+                                 "requirement-unresolved")
+                    continue
+                other = target.cells.get(key)
+                if other is None or other.status not in ("rule", "optional", "tournament"):
+                    state = "has no cell for it" if other is None else f"is {other.status}"
+                    report.error(pos, f"{where(cell)}: requires {cid}@{key}, which {state}: the "
+                                 "rule it depends on is missing", "requirement-missing")
+                    continue
+                if key != cell.source and key not in base_chain(model, cell.source):
+                    report.error(pos, f"{where(cell)}: requires {cid}@{key}, a rule of another "
+                                 "rulebook; a ruleset plays only its own rules and its base's",
+                                 "requirement-foreign")
+                    continue
+                if other.status in OPTIONAL and not (cell.status in OPTIONAL and
+                                                     cell.option == other.option):
+                    report.error(pos, f"{where(cell)}: requires {cid}@{key}, which applies only "
+                                 f"with option {other.option}, while this cell applies "
+                                 f"{'with option ' + cell.option if cell.option else 'always'}",
+                                 "requirement-optional")
+    # parameter requirements: parameter.requires, in every ruleset and option
+    for name, p in sorted(model.parameters.items()):
+        for i, req in enumerate(p.requires):
+            if req not in model.parameters:
+                report.error(p.pos("requires", i), f"parameter '{name}' requires unknown "
+                             f"parameter '{req}'", "requirement-unresolved")
+    for key in ruleset_sources(model):
+        opts = options_of(model, key)
+        combos = [()] + [(o,) for o in opts] + ([tuple(opts)] if len(opts) > 1 else [])
+        seen: set[tuple[str, str]] = set()
+        for combo in combos:
+            s = settings(model, key, combo)
+            for name, p in sorted(model.parameters.items()):
+                if name not in s or not is_on(s[name].value):
+                    continue
+                for req in p.requires:
+                    if req not in model.parameters or (name, req) in seen:
+                        continue
+                    r = s.get(req)
+                    if r is None or not is_on(r.value):
+                        seen.add((name, req))
+                        rs = "+".join((key,) + combo)
+                        at = s[name].cell
+                        pos = at.pos("params", name) if at is not None else p.pos("requires")
+                        got = "no value" if r is None else shown(r.value, model.parameters[req].type)
+                        report.error(pos, f"ruleset {rs}: {name} is on but it requires {req}, "
+                                     f"which is {got} there", "requirement-off")
+
+
+# ------------------------------------------------------------ 3. versions
+
+def version_key(src: Source, version: str) -> tuple:
+    """Order of a version: its place in the source's list, else its numbers."""
+    names = [v.version for v in src.versions]
+    if version in names:
+        return (0, names.index(version))
+    return (1, tuple(int(x) if x.isdigit() else x for x in re.split(r"[.\-]", version)))
+
+
+def current_version(src: Source) -> str | None:
+    """The version a source is at: its ``version``, else the last it lists."""
+    if src.version is not None:
+        return src.version
+    return src.versions[-1].version if src.versions else None
+
+
+def _numeric(version: str) -> tuple | None:
+    parts = re.split(r"[.\-]", version)
+    return tuple(int(x) for x in parts) if all(x.isdigit() for x in parts) else None
+
+
+def check_versions(model: Model, report: Report) -> None:
+    for src in model.sources.values():
+        names = [v.version for v in src.versions]
+        for i, v in enumerate(src.versions):
+            if v.version in names[:i]:
+                report.error(v.pos("version"), f"source {src.key} lists version {v.version} twice",
+                             "version-duplicate")
+            if i:
+                prev = src.versions[i - 1]
+                a, b = _numeric(prev.version), _numeric(v.version)
+                if (a is not None and b is not None and b <= a) or (v.date and prev.date and v.date < prev.date):
+                    report.error(v.pos("version"), f"source {src.key}: version {v.version} "
+                                 f"({v.date}) is listed after {prev.version} ({prev.date}); list "
+                                 "versions oldest first", "version-order")
+        if src.versions and src.version is not None and src.version not in names:
+            report.error(src.pos("version"), f"source {src.key} is at version {src.version}, which "
+                         f"is not among its versions ({', '.join(names)})", "version-current")
+        elif src.versions and src.version in names:
+            cur = src.versions[names.index(src.version)]
+            if src.date and cur.date and src.date != cur.date:
+                report.error(src.pos("date"), f"source {src.key}: date {src.date} differs from the "
+                             f"date of version {src.version} ({cur.date})", "version-date")
+            if names.index(src.version) != len(names) - 1:
+                report.error(src.pos("version"), f"source {src.key} is at version {src.version} but "
+                             f"lists the later version {names[-1]}", "version-current")
+        for d in src.documents:
+            if d.version and src.versions and d.version not in names:
+                report.error(d.pos("version"), f"document {d.id} of {src.key} is at version "
+                             f"{d.version}, which is not among the source's versions", "version-unknown")
+    for clause in model.clauses.values():
+        for cell in clause.cells.values():
+            ch = cell.changed
+            src = model.sources.get(cell.source)
+            if ch is None or src is None:
+                continue
+            names = [v.version for v in src.versions]
+            if not src.versions:
+                report.error(cell.pos("changed"), f"{where(cell)}: records a change in version "
+                             f"{ch.version} but {src.key} lists no versions (versions:)",
+                             "version-unknown")
+            elif ch.version not in names:
+                continue  # harmony.check reports it (unresolved-version)
+            elif current_version(src) in names and \
+                    names.index(ch.version) > names.index(current_version(src)):
+                report.error(cell.pos("changed", "version"), f"{where(cell)}: changed in version "
+                             f"{ch.version}, later than {src.key}'s current version "
+                             f"{current_version(src)}",
+                             "version-after-current")
+            if not cell.covered and ch is not None and src.versions and cell.status == "not-covered":
+                report.warning(cell.pos("changed"), f"{where(cell)}: a change recorded on a cell "
+                               "that says nothing (not-covered)", "version-silent-change")
+
+
+# ----------------------------------------------------------- 2. scenarios
+
+def _engine_checks_scenarios() -> bool:
+    """True when another module registered a scenario check (the engine's)."""
+    return any("scenario" in getattr(f, "__name__", "") and f.__module__ != __name__
+               for f in EXTRA_CHECKS)
+
+
+def check_scenarios(model: Model, report: Report) -> None:
+    if _engine_checks_scenarios():
+        return
+    for sc in model.scenarios.values():
+        data = sc.data
+        for i, cid in enumerate(data.get("clauses") or []):
+            if cid not in model.clauses:
+                report.error(sc.pos("clauses", i), f"scenario {sc.id} names unknown clause '{cid}'",
+                             "scenario-clause")
+        rulesets = data.get("rulesets") or []
+        for i, rs in enumerate(rulesets):
+            key, *opts = str(rs).split("+")
+            if key not in model.sources:
+                report.error(sc.pos("rulesets", i), f"scenario {sc.id}: ruleset {rs} names unknown "
+                             f"source {key}", "scenario-ruleset")
+                continue
+            known = options_of(model, key)
+            for o in opts:
+                if o not in known:
+                    report.error(sc.pos("rulesets", i), f"scenario {sc.id}: {key} has no option "
+                                 f"'{o}' (its options: {', '.join(known) or 'none'})",
+                                 "scenario-ruleset")
+        for si, step in enumerate(data.get("steps") or []):
+            for ei, exp in enumerate(step.get("expect") or []) if isinstance(step, dict) else []:
+                rulings = exp.get("rulings") or {} if isinstance(exp, dict) else {}
+                for rs, ruling in rulings.items():
+                    base = ("steps", si, "expect", ei, "rulings", rs)
+                    if rulesets and rs not in rulesets:
+                        report.error(sc.pos(*base, key=True), f"scenario {sc.id}: a ruling for "
+                                     f"{rs}, which is not among the scenario's rulesets",
+                                     "scenario-ruleset")
+                    for ci, cid in enumerate((ruling or {}).get("because") or []):
+                        if cid not in model.clauses:
+                            report.error(sc.pos(*base, "because", ci), f"scenario {sc.id}: ruling "
+                                         f"for {rs} cites unknown clause '{cid}'", "scenario-clause")
+
+
+CHECKS = (check_prose_numbers, check_relations, check_parameter_conflicts,
+          check_parameter_coverage, check_requirements, check_versions, check_scenarios)
+
+
+def check_consistency(model: Model, report: Report) -> None:
+    """All the checks of this module (registered once in ``EXTRA_CHECKS``)."""
+    for check in CHECKS:
+        check(model, report)
+
+
+if check_consistency not in EXTRA_CHECKS:
+    EXTRA_CHECKS.append(check_consistency)
