@@ -1,0 +1,62 @@
+"""Rule cards: the short form of each rule, printed to cut out and use at the table.
+
+- :mod:`~harmony.cards.collect`: what goes on each card, read from the model;
+- :mod:`~harmony.cards.layout`: imposition (where each card goes on a sheet);
+- :mod:`~harmony.cards.render`: cards to HTML (``templates/cards/``) and PDF (WeasyPrint);
+- :mod:`~harmony.cards.fit`: that each card's text fits, for ``harmony check`` too;
+- :mod:`~harmony.cards.command`: the ``harmony cards`` command.
+
+Importing this package registers the card overflow check with ``harmony check``.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from ..model import Model
+from . import fit as _fit  # noqa: F401  (registers the card-overflow check)
+from .collect import CardView, collect
+from .fit import Fit, fit
+from .render import imposed_html, imposition, write_pdf
+
+__all__ = ["CardView", "CardOverflow", "collect", "fit", "render_html", "render_pdf"]
+
+
+class CardOverflow(Exception):
+    """Cards whose text does not fit even at the minimum font size."""
+
+    def __init__(self, problems: list[tuple[CardView, Fit]], size: str):
+        self.problems, self.size = problems, size
+        super().__init__(f"{len(problems)} card(s) do not fit a {size} card")
+
+
+def render_html(model: Model, rules: list[str] | None = None, size: str = "poker", *,
+                paper: str = "a4", bleed: float = 0.0, crop_marks: bool = False,
+                backs: bool = False, site_url: str | None = None) -> str:
+    """A standalone printable HTML page of the cards (the PDF's templates and stylesheet).
+
+    Sheets show as pages on screen and print at their exact size. A card too
+    long for its size is shown whole, outlined in red, rather than cut
+    (``harmony check`` reports it).
+    """
+    cards = collect(model, rules, site_url)
+    im = imposition(size, paper, bleed)
+    results = fit(cards, size) if cards else []
+    fonts = [r.font or im.card.font_steps[-1] for r in results]
+    bad = {i for i, r in enumerate(results) if not r.fits}
+    return imposed_html(cards, fonts, im, crop_marks=crop_marks, backs=backs, screen=True,
+                        overflowing=bad)
+
+
+def render_pdf(model: Model, rules: list[str] | None = None, size: str = "poker", *,
+               paper: str = "a4", bleed: float = 0.0, crop_marks: bool = False,
+               backs: bool = False, site_url: str | None = None,
+               out: str | Path | None = None) -> tuple[bytes, list[CardView]]:
+    """The PDF of the cards and the cards in it; raises :class:`CardOverflow` rather than cut."""
+    cards = collect(model, rules, site_url)
+    im = imposition(size, paper, bleed)
+    results = fit(cards, size) if cards else []
+    bad = [(c, r) for c, r in zip(cards, results) if not r.fits]
+    if bad:
+        raise CardOverflow(bad, size)
+    html = imposed_html(cards, [r.font for r in results], im, crop_marks=crop_marks, backs=backs)
+    return write_pdf(html, out), cards

@@ -1,0 +1,172 @@
+"""What goes on each card, read from the model: one card per cell that has a ``card:``.
+
+A card shows the card title, the ruleset's badge (its key, short name and
+colour), the card text in plain words (glossary marks shown as their words,
+``{{ param }}`` marks printed from the cell's own parameters), the key numbers
+(the cell's parameters that a player looks up at the table: die-roll
+modifiers, fractions, counts and a few named yes/no rules, printed from the
+parameter values, never retyped) and the clause id with its permalink.
+
+>>> from harmony.model import Parameter
+>>> types = {"opfire.drm": Parameter(name="opfire.drm", type="modifier"),
+...          "opfire.enabled": Parameter(name="opfire.enabled", type="bool"),
+...          "opfire.range-fraction": Parameter(name="opfire.range-fraction", type="fraction")}
+>>> [(k.label, k.value) for k in key_numbers(
+...     {"opfire.enabled": True, "opfire.drm": 1, "opfire.range-fraction": "1/2"}, types)]
+[('Die-roll modifier', '+1'), ('Range (share of full)', '1/2')]
+>>> permalink("spotting", "spotting.markers")
+'topics/spotting.html#spotting.markers'
+>>> permalink("spotting", "spotting.markers", "https://example.org/harmony")
+'https://example.org/harmony/topics/spotting.html#spotting.markers'
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..markup import plain_text, render_value
+from ..model import Cell, Clause, Model
+
+#: Colours of the ruleset badges, given out in the order the sources are declared.
+#: Dark enough for white text, distinct in print and for the common colour blindnesses.
+PALETTE = ("#1f4e79", "#7a2e0e", "#2d6a2e", "#6b2c6b", "#8a6d00", "#1b6b6b", "#5a5a5a",
+           "#9c2f4f")
+
+#: Table labels of the parameters a player looks up; others get their name in words.
+LABELS = {
+    "opfire.activation-fraction": "Activation (share of MA)",
+    "opfire.range-fraction": "Range (share of full)",
+    "opfire.drm": "Die-roll modifier",
+    "opfire.per-firer-per-phase": "Attacks per firer, per phase",
+    "opfire.per-target-per-phase": "Attacks on one mover, per phase",
+    "opfire.overrun-immunity": "Overrunning unit immune",
+    "opfire.retrace": "Declare at any hex passed",
+    "interdiction.drm": "Interdiction modifier",
+    "interdiction.per-target-per-phase": "Interdictions per target, per phase",
+    "interdiction.combine": "Firers may combine",
+    "interdiction.needs-observer": "Needs an observer",
+}
+#: Parameter types that are key numbers in their own right.
+KEY_TYPES = ("modifier", "fraction", "int")
+#: The few yes/no parameters worth a line in the key numbers.
+KEY_BOOLS = ("opfire.overrun-immunity", "opfire.retrace", "interdiction.combine",
+             "interdiction.needs-observer")
+#: Values that the parameter's description gives a meaning in words ("0 for no limit").
+WORDS = {
+    "opfire.activation-fraction": {0: "none"},
+    "opfire.range-fraction": {1: "full"},
+    "opfire.per-target-per-phase": {0: "no limit"},
+}
+
+
+@dataclass(frozen=True)
+class KeyNumber:
+    name: str
+    label: str
+    value: str
+
+
+@dataclass
+class CardView:
+    """Everything printed on one card, as plain strings (the template escapes them)."""
+
+    ruleset: str          # source key, e.g. REV
+    ruleset_name: str     # its short name
+    colour: str
+    title: str
+    text: str
+    status: str           # rule | optional | tournament | nil
+    option: str | None
+    topic: str            # topic title
+    aspect: str           # aspect title
+    clause_id: str
+    link: str
+    keys: list[KeyNumber] = field(default_factory=list)
+    cell: Cell | None = field(default=None, repr=False)
+
+    @property
+    def paragraphs(self) -> list[str]:
+        """The card text split at blank lines, each paragraph's lines joined."""
+        return [" ".join(p.split()) for p in self.text.split("\n\n") if p.strip()]
+
+
+def label(name: str) -> str:
+    """A parameter's label on a card.
+
+    >>> label("opfire.drm"), label("spot.some-new-count")
+    ('Die-roll modifier', 'Some new count')
+    """
+    if name in LABELS:
+        return LABELS[name]
+    words = name.rsplit(".", 1)[-1].replace("-", " ")
+    return words[:1].upper() + words[1:]
+
+
+def key_numbers(params: dict[str, Any], parameters: dict) -> list[KeyNumber]:
+    """The cell's parameters worth a line in the key numbers, in the cell's order."""
+    out = []
+    for name, value in params.items():
+        p = parameters.get(name)
+        ptype = p.type if p is not None else None
+        if ptype in KEY_TYPES and not isinstance(value, bool) or (ptype == "bool" and name in KEY_BOOLS):
+            words = WORDS.get(name, {})
+            shown = words.get(value) if isinstance(value, (int, str)) else None
+            out.append(KeyNumber(name, label(name), shown or render_value(value, ptype)))
+    return out
+
+
+def permalink(topic: str, clause_id: str, base: str | None = None) -> str:
+    """The site page of a clause: relative to the site root unless ``base`` is given."""
+    rel = f"topics/{topic}.html#{clause_id}"
+    return f"{base.rstrip('/')}/{rel}" if base else rel
+
+
+def colours(model: Model) -> dict[str, str]:
+    """One badge colour per ruleset, by the order the sources are declared in."""
+    return {key: PALETTE[i % len(PALETTE)] for i, key in enumerate(model.sources)}
+
+
+def card_view(model: Model, clause: Clause, cell: Cell, site_url: str | None = None,
+              colour_of: dict[str, str] | None = None) -> CardView:
+    types = {n: p.type for n, p in model.parameters.items()}
+    src = model.sources.get(cell.source)
+    topic = model.topics.get(clause.topic)
+    aspect = topic.aspect(clause.aspect) if topic else None
+    colour_of = colour_of or colours(model)
+    return CardView(
+        ruleset=cell.source, ruleset_name=src.label if src else cell.source,
+        colour=colour_of.get(cell.source, PALETTE[-1]),
+        title=" ".join((cell.card.title or clause.title or clause.id).split()),
+        text=plain_text(cell.card.text, cell.params, types).strip(),
+        status=cell.status, option=cell.option,
+        topic=topic.title if topic else clause.topic,
+        aspect=aspect.title if aspect else clause.aspect,
+        clause_id=clause.id, link=permalink(clause.topic, clause.id, site_url),
+        keys=key_numbers(cell.params, model.parameters), cell=cell)
+
+
+def default_rules(model: Model) -> list[str]:
+    """The rulesets printed when none is asked for: the revisions (kind ``revision``)."""
+    return [k for k, s in model.sources.items() if s.kind == "revision"]
+
+
+def collect(model: Model, rules: list[str] | None = None, site_url: str | None = None) -> list[CardView]:
+    """The cards of ``rules`` (default: the revisions), a set per ruleset in the order asked,
+    each set in topic order, then the topic's aspect order.
+
+    Clauses whose topic is unknown (``harmony check`` reports them) come last, by id.
+    """
+    rules = default_rules(model) if rules is None else rules
+    colour_of = colours(model)
+    ordered: list[Clause] = []
+    for topic in model.topics_in_order():
+        ordered.extend(model.clauses_of(topic.id))
+    ordered.extend(sorted((c for c in model.clauses.values() if c.topic not in model.topics),
+                          key=lambda c: c.id))
+    cards = []
+    for key in rules:
+        for clause in ordered:
+            cell = clause.cells.get(key)
+            if cell is not None and cell.card is not None:
+                cards.append(card_view(model, clause, cell, site_url, colour_of))
+    return cards
