@@ -5,3 +5,4 @@ module that registers another command with ``@command``.
 """
 from . import cli  # noqa: F401  check, fmt
 from .cards import command as _cards  # noqa: F401  cards (and the card-overflow check)
+from . import diff as _diff  # noqa: F401  diff (rules_data between two revisions)

@@ -132,8 +132,10 @@ def ruleset_sources(model: Model) -> list[str]:
 
 
 def options_of(model: Model, key: str) -> list[str]:
+    """The options a ruleset may switch on: those of its cells and its bases' cells."""
+    chain = base_chain(model, key)
     return sorted({c.option for cl in model.clauses.values() for c in cl.cells.values()
-                   if c.source == key and c.option and c.status in OPTIONAL})
+                   if c.source in chain and c.option and c.status in OPTIONAL})
 
 
 def own_cells(model: Model, key: str) -> list[Cell]:
@@ -152,23 +154,24 @@ def base_chain(model: Model, key: str) -> list[str]:
 def settings(model: Model, key: str, options: Iterable[str] = ()) -> dict[str, Setting]:
     """Every parameter a ruleset sets or inherits, with its origin.
 
-    Precedence: the source's standing cells, then its cells of the options
-    switched on, then its base's standing values (recursively), then the
-    registry's default. Parameters with no value are absent.
+    Precedence (as :mod:`harmony.ruleset` resolves them for the engine): the
+    source's cells of the options switched on, then its standing cells, then
+    the same for its base (recursively), then the registry's default.
+    Parameters with no value are absent.
     """
     options = set(options)
     out: dict[str, Setting] = {}
     for depth, src in enumerate(base_chain(model, key)):
         found: dict[str, Setting] = {}
+        origin = "own" if depth == 0 else "base"
         for cell in own_cells(model, src):
             if cell.status in STANDING:
                 for name, value in cell.params.items():
-                    found.setdefault(name, Setting(value, "own" if depth == 0 else "base", cell, src))
-        if depth == 0:
-            for cell in own_cells(model, src):
-                if cell.status in OPTIONAL and cell.option in options:
-                    for name, value in cell.params.items():
-                        found[name] = Setting(value, "own", cell, src)
+                    found.setdefault(name, Setting(value, origin, cell, src))
+        for cell in own_cells(model, src):
+            if cell.status in OPTIONAL and cell.option in options:
+                for name, value in cell.params.items():
+                    found[name] = Setting(value, origin, cell, src)
         for name, s in found.items():
             out.setdefault(name, s)
     for name, p in model.parameters.items():
