@@ -15,11 +15,10 @@ Pos(path='x.yaml', line=2, col=10)
 Pos(path='x.yaml', line=2, col=5)
 >>> bad = read_text("y.yaml", "a: &x [1]\\nb: *x\\n")
 >>> print(bad.report.diagnostics[0])
-y.yaml:1:4: error: YAML anchors and aliases are not allowed in rules_data (anchor '&x') [yaml-alias]
+y.yaml:1:4: error: YAML anchors are not allowed in rules_data ('&x'): write each value out in full [yaml-alias]
 """
 from __future__ import annotations
 
-import io
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -27,8 +26,9 @@ from typing import Any, Iterator
 
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
-from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.error import YAMLError
 from ruamel.yaml import events as ev
+from ruamel.yaml.composer import Composer
 
 from .diagnostics import Pos, Report, display_path
 
@@ -92,113 +92,176 @@ def _line_col(text: str, index: int) -> tuple[int, int]:
     return line, col
 
 
-def read_bytes(path: str, data: bytes) -> Document:
-    """Decode and read one file's bytes; never raises on bad input."""
+def read_bytes(path: str, data: bytes, size: int | None = None) -> Document:
+    """Decode and read one file's bytes; never raises on bad input.
+
+    ``size`` is the file's real size when ``data`` was cut short at the limit.
+
+    >>> print(read_bytes("z.yaml", b"key: caf\\xe9\\n").report.diagnostics[0])
+    z.yaml:1:9: error: not valid UTF-8 (byte 0xe9 at line 1, column 9): save the file with UTF-8 encoding [file-encoding]
+    """
     shown = display_path(path)
     doc = Document(shown)
     r = doc.report
-    if len(data) > MAX_BYTES:
-        r.error(Pos(shown), f"file is too large ({len(data):,} bytes; the limit is "
+    size = len(data) if size is None else size
+    if size > MAX_BYTES:
+        r.error(Pos(shown), f"file is too large ({size:,} bytes; the limit is "
                 f"{MAX_BYTES:,}): split it into several files", "file-too-large")
+        return doc
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        r.error(Pos(shown), "file is saved as UTF-16: save it with UTF-8 encoding", "file-encoding")
         return doc
     nul = data.find(b"\x00")
     if nul >= 0:
-        line, col = _line_col(data[:nul].decode("utf-8", "replace"), nul)
-        r.error(Pos(shown, data.count(b"\n", 0, nul) + 1, 1),
-                "binary file (NUL byte found): rules_data holds YAML text only", "file-binary")
+        before = data[:nul].decode("utf-8", "replace")
+        line, col = _line_col(before, len(before))
+        r.error(Pos(shown, line, col), "binary file (NUL byte found): rules_data holds YAML "
+                "text only; is this the right file?", "file-binary")
         return doc
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError as e:
         good = data[:e.start].decode("utf-8", "replace")
         line, col = _line_col(good, len(good))
-        r.error(Pos(shown, line, col), f"not valid UTF-8 (byte 0x{data[e.start]:02x}): "
-                "save the file as UTF-8", "file-encoding")
+        r.error(Pos(shown, line, col), f"not valid UTF-8 (byte 0x{data[e.start]:02x} at line "
+                f"{line}, column {col}): save the file with UTF-8 encoding", "file-encoding")
         return doc
     return read_text(shown, text.removeprefix("\ufeff"))
 
 
+class _Refused(YAMLError):
+    """YAML we never accept (tags, anchors, deep nesting), found while composing."""
+
+    def __init__(self, mark, message: str, code: str):
+        super().__init__(message)
+        self.mark, self.message, self.code = mark, message, code
+
+
+class _GuardedComposer(Composer):
+    """ruamel's composer, refusing tags, anchors, aliases and deep nesting as nodes arrive.
+
+    Checking while composing (one pass) means nothing is ever built from an
+    alias, so a "billion laughs" file costs no more than its own size.
+    """
+
+    _nesting = 0
+
+    def compose_node(self, parent, index):
+        event = self.parser.peek_event()
+        m = event.start_mark
+        if isinstance(event, ev.AliasEvent):
+            raise _Refused(m, f"YAML aliases are not allowed in rules_data ('*{event.anchor}'): "
+                           "write the value out in full", "yaml-alias")
+        if getattr(event, "anchor", None):
+            raise _Refused(m, f"YAML anchors are not allowed in rules_data ('&{event.anchor}'): "
+                           "write each value out in full", "yaml-alias")
+        tag = getattr(event, "tag", None)
+        if tag is not None:
+            shown = str(getattr(tag, "value", None) or tag)
+            if shown.startswith("tag:yaml.org,2002:"):
+                shown = "!!" + shown.removeprefix("tag:yaml.org,2002:")
+            raise _Refused(m, f"YAML tags are not allowed in rules_data ({shown}): remove "
+                           "the tag; write plain values only", "yaml-tag")
+        if isinstance(event, (ev.MappingStartEvent, ev.SequenceStartEvent)):
+            self._nesting += 1
+            if self._nesting > MAX_DEPTH:
+                raise _Refused(m, f"YAML nested more than {MAX_DEPTH} levels deep: rules_data "
+                               "never needs this much nesting; flatten it", "yaml-depth")
+            try:
+                return super().compose_node(parent, index)
+            finally:
+                self._nesting -= 1
+        return super().compose_node(parent, index)
+
+
 def read_text(path: str, text: str) -> Document:
+    """Read one file's text into a positioned tree; problems go to ``doc.report``.
+
+    >>> print(read_text("t.yaml", "title: Spotting: who sees\\n").report.diagnostics[0])
+    t.yaml:1:16: error: YAML: ': ' inside a plain value; put the value in quotes, e.g. title: 'Spotting: who sees' [yaml-syntax]
+    """
     doc = Document(path, text)
     r = doc.report
     if not text.strip() or all(not l.strip() or l.lstrip().startswith("#") for l in text.splitlines()):
-        r.error(Pos(path), "empty file: a rules_data file needs at least one section "
-                "(sources, topics, clauses, ...)", "file-empty")
-        return doc
-    if not _prescan(doc):
+        what = "only comments" if text.strip() else "nothing"
+        r.error(Pos(path), f"empty file (it holds {what}): a rules_data file needs at least one "
+                "section (sources, topics, clauses, ...); add one or delete the file", "file-empty")
         return doc
     y = new_yaml()
+    y.Composer = _GuardedComposer
     try:
-        doc.tree = y.load(text)
-    except YAMLError as e:  # duplicate keys and anything the pre-scan let through
+        tree = y.load(text)
+    except _Refused as e:
+        r.error(Pos(path, e.mark.line + 1, e.mark.column + 1), e.message, e.code)
+        return doc
+    except YAMLError as e:
         _yaml_error(doc, e)
-        doc.tree = None
+        return doc
     except RecursionError:
         r.error(Pos(path), "YAML nested too deeply", "yaml-depth")
-        doc.tree = None
+        return doc
+    if tree is None:
+        r.error(Pos(path), "the file holds no data (its only value is null): a rules_data file "
+                "is a mapping of sections (sources, topics, clauses, ...)", "schema-type")
+        return doc
+    doc.tree = tree
     return doc
 
 
 def _yaml_error(doc: Document, e: Exception) -> None:
-    mark = getattr(e, "problem_mark", None) or getattr(e, "context_mark", None)
-    problem = getattr(e, "problem", None) or str(e).splitlines()[0]
+    """One clear, positioned diagnostic for a YAML reading error."""
+    pmark = getattr(e, "problem_mark", None)
+    cmark = getattr(e, "context_mark", None)
+    problem = str(getattr(e, "problem", None) or str(e).splitlines()[0])
+    context = str(getattr(e, "context", None) or "")
+    mark = pmark or cmark
+    at = (lambda m: f"line {m.line + 1}, column {m.column + 1}")
     code = "yaml-syntax"
-    name = type(e).__name__
-    if "Duplicate" in name or "duplicate" in str(problem):
+    if "duplicate key" in problem:
         code = "yaml-duplicate-key"
-        key = str(problem).split('"')[1] if '"' in str(problem) else ""
-        problem = f"duplicate key {key!r}" if key else "duplicate key"
-        mark = getattr(e, "problem_mark", None) or mark
-    elif "\\t" in str(problem) or "'\\t'" in str(e) or "tab" in str(problem).lower():
+        key = problem.split('"')[1] if '"' in problem else ""
+        msg = (f"duplicate key '{key}': a key may appear only once in the same mapping; "
+               "keep one (merge the two if both hold data)")
+    elif "'\\t'" in problem or "\\t" in problem or "tab" in problem.lower():
         code = "yaml-tab"
-        problem = "tab character: YAML indentation must use spaces"
+        msg = "tab character: YAML indentation and separation must use spaces"
+    elif "another document" in problem or "single document" in context:
+        code = "yaml-multi-document"
+        msg = "more than one YAML document in the file ('---'): use one file per document"
+    elif "mapping values are not allowed" in problem:
+        msg = ("':' where no key can start: if a value contains ': ', put the value in quotes, "
+               "e.g. title: 'Spotting: who sees'; otherwise check the indentation of this line")
+        line = doc.text.splitlines()[mark.line] if mark and mark.line < len(doc.text.splitlines()) else ""
+        k, sep, v = line.partition(": ")
+        if sep and ": " in v and not v.lstrip().startswith(("'", '"', "{", "[")):
+            msg = (f"': ' inside a plain value; put the value in quotes, e.g. "
+                   f"{k.strip().lstrip('- ')}: '{v.strip()}'")
+    elif "while parsing a flow" in context and cmark is not None:
+        opener = "[" if "sequence" in context else "{"
+        closer = "]" if opener == "[" else "}"
+        what = "list" if opener == "[" else "mapping"
+        found = "the end of the file" if "stream end" in problem else f"{at(pmark)}"
+        msg = (f"the {what} opened with '{opener}' here is not closed: add '{closer}' "
+               f"(or a ',' between items) before {found}")
+        mark = cmark
+    elif "while scanning a quoted scalar" in context and cmark is not None:
+        msg = "the quoted value that starts here has no closing quote: add it"
+        mark = cmark
+    elif "expected <block end>" in problem and "<scalar>" in problem:
+        msg = ("unexpected text after a complete value: if a value starts with a quote, the "
+               "whole value must be inside the quotes")
+    elif "expected <block end>" in problem or "expected <block end>" in context:
+        msg = ("this line is not lined up with the lines above it: keys of one mapping (and "
+               "'-' items of one list) start at the same column")
+    elif "cannot start any token" in problem:
+        ch = problem.split("'")[1] if "'" in problem else "?"
+        msg = f"a value cannot start with '{ch}': put the value in quotes"
+    elif "could not find expected ':'" in problem:
+        msg = "a key here has no ':' after it (or a quoted value is not closed)"
+    else:
+        msg = problem + (f" ({context})" if context else "")
     pos = Pos(doc.path, mark.line + 1, mark.column + 1) if mark is not None else Pos(doc.path)
-    ctx = getattr(e, "context", None)
-    msg = f"YAML: {problem}" + (f" ({ctx})" if ctx and code == "yaml-syntax" else "")
-    doc.report.error(pos, msg, code)
-
-
-def _prescan(doc: Document) -> bool:
-    """Walk the YAML events (no objects built) and refuse what we never accept."""
-    y = YAML(typ="rt")
-    depth, docs = 0, 0
-    r = doc.report
-    try:
-        for event in y.parse(io.StringIO(doc.text)):
-            m = event.start_mark
-            pos = Pos(doc.path, m.line + 1, m.column + 1)
-            if isinstance(event, ev.DocumentStartEvent):
-                docs += 1
-                if docs > 1:
-                    r.error(pos, "more than one YAML document in the file ('---'): "
-                            "use one file per document", "yaml-multi-document")
-                    return False
-            if isinstance(event, ev.AliasEvent):
-                r.error(pos, f"YAML anchors and aliases are not allowed in rules_data "
-                        f"(alias '*{event.anchor}')", "yaml-alias")
-                return False
-            if isinstance(event, ev.NodeEvent) and event.anchor:
-                r.error(pos, f"YAML anchors and aliases are not allowed in rules_data "
-                        f"(anchor '&{event.anchor}')", "yaml-alias")
-                return False
-            tag = getattr(event, "tag", None)
-            if tag is not None and isinstance(event, ev.NodeEvent):
-                r.error(pos, f"YAML tags are not allowed in rules_data ({tag})", "yaml-tag")
-                return False
-            if isinstance(event, (ev.MappingStartEvent, ev.SequenceStartEvent)):
-                depth += 1
-                if depth > MAX_DEPTH:
-                    r.error(pos, f"YAML nested more than {MAX_DEPTH} levels deep", "yaml-depth")
-                    return False
-            elif isinstance(event, (ev.MappingEndEvent, ev.SequenceEndEvent)):
-                depth -= 1
-    except MarkedYAMLError as e:
-        _yaml_error(doc, e)
-        return False
-    except YAMLError as e:
-        _yaml_error(doc, e)
-        return False
-    return True
+    doc.report.error(pos, f"YAML: {msg}", code)
 
 
 def read_file(path: str | os.PathLike) -> Document:
@@ -206,12 +269,13 @@ def read_file(path: str | os.PathLike) -> Document:
     p = str(path)
     try:
         with open(p, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
             data = f.read(MAX_BYTES + 1)
     except OSError as e:
         doc = Document(display_path(p))
         doc.report.error(Pos(doc.path), f"cannot read file: {e.strerror}", "file-unreadable")
         return doc
-    return read_bytes(p, data)
+    return read_bytes(p, data, max(size, len(data)))
 
 
 def yaml_files(root: str | os.PathLike) -> list[Path]:
