@@ -1,0 +1,98 @@
+"""Build the static site: check the rules, stage the pages, run Sphinx in-process.
+
+The output folder holds the HTML; ``.harmony-cache/`` inside it keeps the
+staged sources (``src/``) and Sphinx's environment and doctrees
+(``doctrees/``) between builds, so a rebuild re-reads and re-writes only the
+pages whose generated source changed.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import os
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..check import check_path
+from ..diagnostics import Report
+from . import generate
+
+CACHE = ".harmony-cache"
+
+
+class BuildError(Exception):
+    """The rules have errors (``report``) or Sphinx could not build."""
+
+    def __init__(self, message: str, report: Report | None = None):
+        super().__init__(message)
+        self.report = report
+
+
+@dataclass
+class BuildResult:
+    out: Path
+    staged: generate.Staged
+    #: pages Sphinx wrote (docnames, plus genindex and search, in write order)
+    written: list[str] = field(default_factory=list)
+    #: docnames Sphinx re-read from their sources
+    read: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    extras: list[str] = field(default_factory=list)
+    seconds: float = 0.0
+
+    @property
+    def index(self) -> Path:
+        return self.out / "index.html"
+
+
+def code_version() -> int:
+    """A number that changes when the extension's code changes (Sphinx then re-reads all)."""
+    h = hashlib.sha256()
+    here = Path(__file__).resolve().parent
+    for p in sorted(here.glob("*.py")) + [here.parent / "svg.py", here.parent / "markup.py"]:
+        if p.is_file():
+            h.update(p.name.encode() + b"\0" + p.read_bytes())
+    return int(h.hexdigest()[:8], 16)
+
+
+def write_if_changed(path: Path, data: bytes) -> bool:
+    if path.is_file() and path.read_bytes() == data:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(path.name + ".tmp")
+    tmp.write_bytes(data)
+    os.replace(tmp, path)
+    return True
+
+
+def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
+               site_dir: Path = generate.SITE) -> BuildResult:
+    """Build the site of ``rules`` into ``out``; raises :class:`BuildError` on rule errors."""
+    from sphinx.application import Sphinx
+    from sphinx.util.docutils import docutils_namespace, patch_docutils
+
+    start = time.perf_counter()
+    model, report = check_path(rules)
+    if report.errors:
+        raise BuildError(f"{len(report.errors)} error(s) in {rules}: fix them first", report)
+    out = Path(out).resolve()
+    cache = out / CACHE
+    files = generate.pages(model, site_dir)
+    extras = generate.extra_pages(model)
+    staged = generate.stage(files, cache / "src", site_dir)
+    warnings = io.StringIO()
+    result = BuildResult(out=out, staged=staged)
+    with patch_docutils(site_dir), docutils_namespace():
+        app = Sphinx(str(cache / "src"), str(site_dir), str(out), str(cache / "doctrees"), "html",
+                     confoverrides={}, status=status, warning=warnings, freshenv=False,
+                     keep_going=True)
+        app.connect("html-page-context", lambda _a, pagename, *_r: result.written.append(pagename))
+        app.connect("env-before-read-docs", lambda _a, _e, docnames: result.read.extend(sorted(docnames)))
+        app.build(force_all=False)
+    for name, page in sorted(extras.items()):
+        if write_if_changed(out / page["file"], page["html"].encode("utf-8")):
+            result.extras.append(page["file"])
+    result.warnings = [w for w in warnings.getvalue().splitlines() if w.strip()]
+    result.seconds = time.perf_counter() - start
+    return result

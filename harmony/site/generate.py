@@ -1,0 +1,257 @@
+"""Generate the site's reStructuredText sources from the model with the Jinja2 templates.
+
+:func:`pages` renders every generated page (topics, revisions, examples, index
+pages, differences, glossary, and the fragments the hand-written pages
+include) to a mapping ``relative path -> text``; :func:`stage` writes them
+into the Sphinx source folder beside copies of the hand-written pages of
+``site/``, touching a file only when its bytes change. Sphinx then re-reads
+exactly the pages whose content changed.
+
+Data reaches a page in two ways only: as escaped reST text (titles, through
+the ``rst`` filter) or as one line of ASCII JSON inside a ``harmony-*``
+directive (the ``data`` filter), which the directive turns into text nodes.
+
+>>> rst_escape("Spotting <b>*now*</b>")
+'Spotting \\\\<b\\\\>\\\\*now\\\\*\\\\</b\\\\>'
+>>> print(heading("A `title`", "="))
+A \\`title\\`
+============
+>>> data({"text": "é\\u2028<"})
+'{"text":"\\\\u00e9\\\\u2028<"}'
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib
+import importlib.util
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import jinja2
+
+from ..model import Model
+from . import views
+
+ROOT = Path(__file__).resolve().parent.parent.parent
+TEMPLATES = ROOT / "templates" / "site"
+SITE = ROOT / "site"
+
+#: Folder of the staged sources holding included fragments (not documents).
+FRAGMENTS = "_generated"
+
+ID = re.compile(r"^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*$")
+_SPECIAL = re.compile(r"([^\w\s])", re.ASCII)
+
+
+def rst_escape(text) -> str:
+    """Inline reST that shows ``text`` literally: every punctuation mark backslash-escaped,
+    line breaks turned to spaces."""
+    flat = " ".join(str(text).split())
+    return _SPECIAL.sub(r"\\\1", flat)
+
+
+def heading(text, char: str = "=") -> str:
+    """A reST section title (escaped) with its underline."""
+    esc = rst_escape(text)
+    return f"{esc}\n{char * max(len(esc), 4)}"
+
+
+def data(value) -> str:
+    """One line of ASCII JSON, sorted keys: the content of a ``harmony-*`` directive."""
+    return json.dumps(value, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+
+
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=False,
+                             undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
+                             trim_blocks=True, lstrip_blocks=True)
+    env.filters.update(rst=rst_escape, heading=heading, data=data)
+    return env
+
+
+# ------------------------------------------------------------------ optional parts
+def optional_module(name: str):
+    """A module of the package if it exists (another helper's optional part), else None."""
+    if importlib.util.find_spec(name) is None:
+        return None
+    return importlib.import_module(name)
+
+
+def scenario_module():
+    return optional_module("harmony.scenario")
+
+
+# ------------------------------------------------------------------ scenarios
+def scenario_view(model: Model, sid: str) -> dict:
+    from .figures import scenario_figures
+    sc = model.scenarios[sid]
+    d = sc.data
+    rulesets = list(d.get("rulesets") or [])
+    view = {"id": sid, "doc": views.scenario_doc(sid), "title": sc.title,
+            "summary": d.get("summary"), "isolates": d.get("isolates"),
+            "cite": views.cite_view(model, _cite(d["cite"])) if isinstance(d.get("cite"), dict) else None,
+            "clauses": [c for c in d.get("clauses") or [] if isinstance(c, str) and ID.match(c)],
+            "used_by": sorted(c.id for c in model.clauses.values() if sid in c.scenarios),
+            "rulesets": rulesets, "figures": scenario_figures(sc), "matrix": None,
+            "engine": False}
+    mod = scenario_module()
+    if mod is not None:
+        result = mod.run_scenario(model, sid)
+        view["matrix"] = outcome_matrix(model, result)
+        view["engine"] = True
+    return view
+
+
+def _cite(d: dict):
+    from ..model import Citation
+    return Citation(**{k: v for k, v in d.items() if k in Citation.__dataclass_fields__})
+
+
+def _show(value) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, list):
+        if not value:
+            return "none"
+        return "; ".join(_show(v) for v in value)
+    if isinstance(value, dict):
+        return ", ".join(f"{k} {_show(v)}" for k, v in sorted(value.items()))
+    if value is None:
+        return "none"
+    return str(value)
+
+
+def outcome_matrix(model: Model, result) -> dict:
+    """The engine's rulings as a table: one row per question, one column per ruleset."""
+    rulesets = list(result.rulesets)
+    rows: dict[tuple, dict] = {}
+    for r in result.rulings:
+        key = (str(r.step), r.question)
+        row = rows.setdefault(key, {"step": str(r.step), "question": r.question, "by": {}})
+        row["by"][r.ruleset] = {"ruleset": r.ruleset, "actual": _show(r.actual),
+                                "expected": _show(r.expected), "ok": bool(r.ok),
+                                "reasons": list(r.reasons)}
+    out_rows = []
+    for row in rows.values():
+        cells = []
+        for rs in rulesets:
+            cell = row["by"].get(rs) or {"ruleset": rs, "missing": True, "ok": True}
+            cell["label"] = ruleset_label(model, rs)
+            cells.append(cell)
+        out_rows.append({"step": row["step"], "question": row["question"], "cells": cells})
+    return {"rulesets": [{"key": rs, "label": ruleset_label(model, rs)} for rs in rulesets],
+            "rows": out_rows}
+
+
+def ruleset_label(model: Model, ruleset: str) -> str:
+    key, *options = ruleset.split("+")
+    src = model.sources.get(key)
+    name = key if src is None else key
+    return name + "".join(f" + {o}" for o in options)
+
+
+# ------------------------------------------------------------------ pages
+def pages(model: Model, site_dir: Path = SITE) -> dict[str, str]:
+    """Every generated source file: relative path -> text."""
+    env = environment()
+    out: dict[str, str] = {}
+    topics = [views.topic_view(model, t) for t in model.topics_in_order()]
+    revisions = [views.revision_view(model, k) for k in views.revisions(model)]
+    scenarios = [scenario_view(model, sid) for sid in sorted(model.scenarios)]
+    sources = [views.source_view(s) for s in sorted(model.sources.values(),
+                                                    key=lambda s: (s.year or 9999, s.key))]
+    extras = extra_pages(model)
+    hand = sorted(p.stem for p in site_dir.glob("*.rst") if p.stem not in ("index",))
+    ctx = {"topics": topics, "revisions": revisions, "scenarios": scenarios, "sources": sources,
+           "extras": extras, "hand_pages": hand}
+    for t in topics:
+        out[f"{t['doc']}.rst"] = env.get_template("topic.rst.j2").render(topic=t, **ctx)
+    for r in revisions:
+        out[f"{r['doc']}.rst"] = env.get_template("revision.rst.j2").render(rev=r, **ctx)
+    for s in scenarios:
+        out[f"{s['doc']}.rst"] = env.get_template("example.rst.j2").render(sc=s, **ctx)
+    out["topics/index.rst"] = env.get_template("topics-index.rst.j2").render(**ctx)
+    if revisions:
+        out["revisions/index.rst"] = env.get_template("revisions-index.rst.j2").render(**ctx)
+    if scenarios:
+        out["examples/index.rst"] = env.get_template("examples-index.rst.j2").render(**ctx)
+    out["differences.rst"] = env.get_template("differences.rst.j2").render(
+        differences=views.differences_view(model), **ctx)
+    out["glossary.rst"] = env.get_template("glossary.rst.j2").render(
+        terms=views.glossary_view(model), **ctx)
+    for name, page in extras.items():
+        out[f"{name}.rst"] = env.get_template("extra.rst.j2").render(page=page, **ctx)
+    out[f"{FRAGMENTS}/contents.inc"] = env.get_template("contents.inc.j2").render(**ctx)
+    out[f"{FRAGMENTS}/sources-table.inc"] = env.get_template("sources-table.inc.j2").render(**ctx)
+    out[f"{FRAGMENTS}/sources-detail.inc"] = env.get_template("sources-detail.inc.j2").render(**ctx)
+    return out
+
+
+def extra_pages(model: Model) -> dict[str, dict]:
+    """Pages of other helpers' optional modules, when those modules exist.
+
+    ``harmony.cards.render_html(model)``: the printable rule cards;
+    ``harmony.diff.render_html(model)``: what changed between versions. Each
+    is written as a standalone HTML file beside the site and linked from a page.
+    """
+    out = {}
+    cards = optional_module("harmony.cards")
+    if cards is not None and hasattr(cards, "render_html"):
+        out["cards"] = {"title": "Printable rule cards", "file": "print/cards.html",
+                        "html": cards.render_html(model),
+                        "intro": "The rules as short cards, one per cell that has a card, laid "
+                                 "out for printing and cutting."}
+    diff = optional_module("harmony.diff")
+    if diff is not None and hasattr(diff, "render_html"):
+        out["changes"] = {"title": "What changed", "file": "print/changes.html",
+                          "html": diff.render_html(model),
+                          "intro": "What changed between the versions of the revised rules."}
+    return out
+
+
+# ------------------------------------------------------------------ staging
+@dataclass
+class Staged:
+    """What :func:`stage` did to the source folder."""
+
+    written: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    kept: list[str] = field(default_factory=list)
+
+
+def digest(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def stage(files: dict[str, str], dest: Path, site_dir: Path = SITE) -> Staged:
+    """Write ``files`` and the hand-written ``site/*.rst`` pages into ``dest``.
+
+    A file is written only when its bytes differ from what is there (content
+    hashes, not times), so Sphinx's incremental build re-reads just the pages
+    that changed; files no longer generated are removed.
+    """
+    dest.mkdir(parents=True, exist_ok=True)
+    wanted: dict[str, bytes] = {rel: text.encode("utf-8") for rel, text in files.items()}
+    for p in sorted(site_dir.glob("*.rst")):
+        wanted[p.name] = p.read_bytes()
+    res = Staged()
+    for rel in sorted(wanted):
+        path = dest / rel
+        new = wanted[rel]
+        if path.is_file() and digest(path.read_bytes()) == digest(new):
+            res.kept.append(rel)
+            continue
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(path.name + ".tmp")
+        tmp.write_bytes(new)
+        os.replace(tmp, path)
+        res.written.append(rel)
+    for path in sorted(dest.rglob("*")):
+        rel = path.relative_to(dest).as_posix()
+        if path.is_file() and rel not in wanted:
+            path.unlink()
+            res.removed.append(rel)
+    return res

@@ -1,0 +1,92 @@
+"""Cross-references of the harmony site: the ``hm`` domain and the ``:clause:`` role.
+
+Generated pages register every clause, cell, glossary term, source and
+scenario they show in the ``hm`` domain (docname and anchor). Prose pages cite
+a clause with ``:clause:`spotting.recording``` (or one cell,
+``:clause:`spotting.recording@PL```); an id that no page defines gives a Sphinx
+warning at the file and line of the role.
+"""
+from __future__ import annotations
+
+from docutils import nodes
+from sphinx import addnodes
+from sphinx.domains import Domain, ObjType
+from sphinx.util.nodes import make_refnode
+
+KINDS = ("clause", "cell", "term", "source", "scenario", "topic")
+
+
+def xref(kind: str, target: str, *children: nodes.Node, title: str | None = None) -> addnodes.pending_xref:
+    """A reference to an object of the ``hm`` domain, resolved when pages are written."""
+    node = addnodes.pending_xref("", *children, refdomain="hm", reftype=kind, reftarget=target,
+                                 refexplicit=True, refwarn=True)
+    if title:
+        node["reftitle"] = title
+    return node
+
+
+def clause_role(name, rawtext, text, lineno, inliner, options=None, content=None):
+    """``:clause:`id``` or ``:clause:`id@SRC```: a link to the clause's row (or cell)."""
+    target = text.strip()
+    kind = "cell" if "@" in target else "clause"
+    node = xref(kind, target, nodes.literal(rawtext, target, classes=["xref", "hm-clause"]))
+    node.source, node.line = inliner.reporter.get_source_and_line(lineno)
+    return [node], []
+
+
+class HarmonyDomain(Domain):
+    name = "hm"
+    label = "Harmony"
+    object_types = {k: ObjType(k, k) for k in KINDS}
+    roles = {"clause": clause_role}
+    initial_data: dict = {"objects": {}}
+    dangling_warnings = {
+        "clause": "unknown clause id '%(target)s'",
+        "cell": "unknown clause cell '%(target)s'",
+        "term": "unknown glossary term '%(target)s'",
+        "source": "unknown source '%(target)s'",
+        "scenario": "unknown scenario '%(target)s'",
+        "topic": "unknown topic '%(target)s'",
+    }
+
+    @property
+    def objects(self) -> dict:
+        return self.data.setdefault("objects", {})
+
+    def note(self, kind: str, name: str, docname: str, anchor: str, title: str = "") -> None:
+        self.objects[(kind, name)] = (docname, anchor, title)
+
+    def clear_doc(self, docname: str) -> None:
+        for key, (doc, _a, _t) in list(self.objects.items()):
+            if doc == docname:
+                del self.objects[key]
+
+    def merge_domaindata(self, docnames, otherdata) -> None:
+        for key, value in otherdata["objects"].items():
+            if value[0] in docnames:
+                self.objects[key] = value
+
+    def resolve_xref(self, env, fromdocname, builder, typ, target, node, contnode):
+        found = self.objects.get((typ, target))
+        if found is None:
+            return None
+        docname, anchor, title = found
+        return make_refnode(builder, fromdocname, docname, anchor, contnode, title or target)
+
+    def resolve_any_xref(self, env, fromdocname, builder, target, node, contnode):
+        out = []
+        for kind in KINDS:
+            ref = self.resolve_xref(env, fromdocname, builder, kind, target, node, contnode)
+            if ref is not None:
+                out.append((f"hm:{kind}", ref))
+        return out
+
+    def get_objects(self):
+        for (kind, name), (docname, anchor, title) in sorted(self.objects.items()):
+            if kind in ("clause", "term", "scenario"):
+                yield name, title or name, kind, docname, anchor, 1
+
+
+def setup(app) -> None:
+    app.add_domain(HarmonyDomain)
+    app.add_role("clause", clause_role)

@@ -1,0 +1,340 @@
+"""The model as plain data for the site's templates and directives.
+
+Every page of the site is generated from the dictionaries made here. They hold
+clause text exactly as written (data, never markup: the directives of
+:mod:`harmony.site.directives` turn it into docutils text nodes), with the
+parameter values already rendered by :func:`harmony.markup.render_value`, so a
+generated page's bytes change exactly when what it shows changes.
+
+>>> from harmony.model import Citation, Model, Source
+>>> m = Model(sources={"PL": Source(key="PL", title="Panzer Leader", author="Avalon Hill", year=1974)})
+>>> cite_view(m, Citation(source="PL", section="Spotting", via="HARMONY"))["place"]
+'Spotting'
+>>> anchor_of("spotting.recording", "PL")
+'spotting.recording@PL'
+"""
+from __future__ import annotations
+
+from typing import Any
+
+from ..markup import marks, render_value
+from ..model import Cell, Citation, Clause, Model, Source, Topic
+
+#: Where a revision's own order puts each row (its papers read rule, eligibility,
+#: recording, limitation, note, then tournament); other aspects follow in topic order.
+REVISION_ORDER = ("rule", "eligibility", "recording", "limitation", "note", "tournament")
+
+STATUS_LABELS = {"rule": "rule", "optional": "optional", "tournament": "tournament",
+                 "nil": "nil", "not-covered": "not covered"}
+
+
+def anchor_of(clause_id: str, source: str | None = None) -> str:
+    """The permalink anchor of a clause (its id) or of one of its cells (``id@SRC``)."""
+    return f"{clause_id}@{source}" if source else clause_id
+
+
+def topic_doc(topic_id: str) -> str:
+    return f"topics/{topic_id}"
+
+
+def revision_doc(key: str) -> str:
+    return f"revisions/{key}"
+
+
+def scenario_doc(scenario_id: str) -> str:
+    return f"examples/{scenario_id}"
+
+
+def source_view(src: Source) -> dict:
+    return {
+        "key": src.key, "title": src.title, "label": src.label, "author": src.author,
+        "year": src.year or None, "kind": src.kind, "version": src.version, "date": src.date,
+        "publisher": src.publisher, "base": src.base, "summary": src.summary,
+        "documents": [{"id": d.id, "title": d.title, "version": d.version, "date": d.date}
+                      for d in src.documents],
+        "versions": [{"version": v.version, "date": v.date, "note": v.note} for v in src.versions],
+    }
+
+
+def cite_view(model: Model, cite: Citation) -> dict:
+    """A citation as the reader sees it: the source's title and author, the place, the via."""
+    src = model.sources.get(cite.source)
+    doc = None
+    if src and cite.document:
+        doc = next((d.title for d in src.documents if d.id == cite.document), cite.document)
+    via = model.sources.get(cite.via) if cite.via else None
+    return {
+        "source": cite.source,
+        "title": src.title if src else cite.source,
+        "author": src.author if src else None,
+        "year": (src.year or None) if src else None,
+        "document": doc,
+        "place": cite.place(),
+        "via": cite.via,
+        "via_title": via.label if via else cite.via,
+    }
+
+
+def _terms(model: Model, *texts: str | None) -> dict[str, str]:
+    """Glossary anchors of the terms linked from ``texts``."""
+    found = {}
+    for text in texts:
+        for m in marks(text):
+            if m.kind == "term":
+                term = model.term(m.target)
+                if term is not None:
+                    found[m.target] = term.anchor
+    return dict(sorted(found.items()))
+
+
+def footnotes_in(*texts: str | None) -> list[str]:
+    """Footnote ids marked in ``texts``, in order of first mark."""
+    seen: list[str] = []
+    for text in texts:
+        for m in marks(text):
+            if m.kind == "footnote" and m.target not in seen:
+                seen.append(m.target)
+    return seen
+
+
+def params_view(model: Model, params: dict[str, Any]) -> dict[str, str]:
+    """Parameter values as a player reads them (``+1``, ``yes``, ``1/2``)."""
+    out = {}
+    for name, value in sorted(params.items()):
+        p = model.parameters.get(name)
+        out[name] = render_value(value, p.type if p else None)
+    return out
+
+
+def cell_view(model: Model, clause: Clause, key: str) -> dict:
+    cell: Cell | None = clause.cells.get(key)
+    src = model.sources.get(key)
+    if cell is None:
+        cell = Cell(source=key, status="not-covered", clause_id=clause.id)
+    view = {
+        "clause": clause.id,
+        "source": key,
+        "anchor": anchor_of(clause.id, key),
+        "label": src.label if src else key,
+        "kind": src.kind if src else "canonical",
+        "revision": bool(src and src.is_revision),
+        "status": cell.status,
+        "status_label": STATUS_LABELS.get(cell.status, cell.status),
+        "option": cell.option,
+        "text": cell.text,
+        "note": cell.note,
+        "params": params_view(model, cell.params),
+        "cites": [cite_view(model, c) for c in cell.cites],
+        "relation": ({"type": cell.relation.type, "targets": list(cell.relation.clauses)}
+                     if cell.relation else None),
+        "changed": None,
+        "terms": _terms(model, cell.text, cell.note),
+    }
+    if cell.changed:
+        date = None
+        if src:
+            date = next((v.date for v in src.versions if v.version == cell.changed.version), None)
+        view["changed"] = {"version": cell.changed.version, "note": cell.changed.note, "date": date}
+    return view
+
+
+def qa_view(model: Model, clause: Clause) -> list[dict]:
+    out = []
+    for qa in clause.qa:
+        src = model.sources.get(qa.source)
+        out.append({"source": qa.source, "label": src.label if src else qa.source,
+                    "question": qa.question, "answer": qa.answer,
+                    "cite": cite_view(model, qa.cite) if qa.cite else None,
+                    "terms": _terms(model, qa.question, qa.answer)})
+    return out
+
+
+def clause_footnotes(clause: Clause, keys: list[str] | None = None) -> list[str]:
+    texts = []
+    for key, cell in clause.cells.items():
+        if keys is None or key in keys:
+            texts += [cell.text, cell.note]
+    for qa in clause.qa:
+        texts += [qa.question, qa.answer]
+    return footnotes_in(*texts)
+
+
+def row_view(model: Model, topic: Topic, clause: Clause, footnote_numbers: dict[str, int]) -> dict:
+    """One row of a topic table: the clause in every column of the topic."""
+    aspect = topic.aspect(clause.aspect)
+    return {
+        "id": clause.id,
+        "anchor": anchor_of(clause.id),
+        "topic": topic.id,
+        "aspect": clause.aspect,
+        "aspect_title": aspect.title if aspect else clause.aspect,
+        "title": clause.title,
+        "cells": [cell_view(model, clause, key) for key in topic.sources],
+        "qa": qa_view(model, clause),
+        "footnotes": {f: footnote_numbers[f] for f in clause_footnotes(clause) if f in footnote_numbers},
+        "scenarios": [{"id": s, "title": model.scenarios[s].title if s in model.scenarios else s}
+                      for s in clause.scenarios],
+    }
+
+
+def footnote_view(model: Model, fid: str, number: int) -> dict:
+    f = model.footnotes.get(fid)
+    return {"id": fid, "anchor": f"fn-{fid}", "number": number,
+            "source": f.source if f else None, "text": f.text if f else fid,
+            "cite": cite_view(model, f.cite) if f and f.cite else None,
+            "terms": _terms(model, f.text) if f else {}}
+
+
+def note_view(model: Model, note) -> dict:
+    return {"id": note.id, "anchor": f"note-{note.id}", "source": note.source, "topic": note.topic,
+            "title": note.title, "text": note.text,
+            "cite": cite_view(model, note.cite) if note.cite else None,
+            "terms": _terms(model, note.text)}
+
+
+def topic_view(model: Model, topic: Topic) -> dict:
+    clauses = model.clauses_of(topic.id)
+    fn_ids: list[str] = []
+    for c in clauses:
+        for f in clause_footnotes(c, topic.sources):
+            if f not in fn_ids:
+                fn_ids.append(f)
+    numbers = {f: i + 1 for i, f in enumerate(fn_ids)}
+    columns = []
+    for key in topic.sources:
+        src = model.sources.get(key)
+        columns.append({"key": key, "label": src.label if src else key,
+                        "title": src.title if src else key, "kind": src.kind if src else "canonical",
+                        "revision": bool(src and src.is_revision), "base": src.base if src else None})
+    return {
+        "id": topic.id, "doc": topic_doc(topic.id), "title": topic.title, "summary": topic.summary,
+        "columns": columns,
+        "aspects": [{"id": a.id, "title": a.title, "summary": a.summary} for a in topic.aspects],
+        "rows": [row_view(model, topic, c, numbers) for c in clauses],
+        "footnotes": [footnote_view(model, f, numbers[f]) for f in fn_ids],
+        "notes": [note_view(model, n) for n in sorted(model.notes.values(), key=lambda n: n.id)
+                  if n.topic == topic.id],
+    }
+
+
+def _revision_rank(topic: Topic, aspect_id: str) -> tuple[int, int]:
+    if aspect_id in REVISION_ORDER:
+        return (REVISION_ORDER.index(aspect_id), 0)
+    order = [a.id for a in topic.aspects]
+    return (len(REVISION_ORDER), order.index(aspect_id) if aspect_id in order else len(order))
+
+
+def revision_view(model: Model, key: str) -> dict:
+    """A revision (REV) or variant (DB) in its own order: its papers, then per paper its
+    rules, tournament rules, footnotes and designer's notes."""
+    src = model.sources[key]
+    sections: list[dict] = []
+    for topic in model.topics_in_order():
+        if key not in topic.sources:
+            continue
+        rules, tournament = [], []
+        for clause in sorted(model.clauses_of(topic.id),
+                             key=lambda c: _revision_rank(topic, c.aspect)):
+            cell = clause.cells.get(key)
+            if cell is None or not cell.covered or cell.status == "nil" and not cell.text:
+                continue
+            aspect = topic.aspect(clause.aspect)
+            item = cell_view(model, clause, key)
+            item.update(anchor=f"{key.lower()}-{clause.id}", aspect_title=aspect.title if aspect
+                        else clause.aspect, title=clause.title, topic_title=topic.title,
+                        topic_doc=topic_doc(topic.id))
+            (tournament if cell.status == "tournament" else rules).append(item)
+        if rules or tournament:
+            sections.append({"id": topic.id, "title": topic.title, "rules": rules,
+                             "tournament": tournament})
+    fn_ids: list[str] = []
+    for sec in sections:
+        for item in sec["rules"] + sec["tournament"]:
+            for f in footnotes_in(item["text"], item["note"]):
+                if f not in fn_ids:
+                    fn_ids.append(f)
+    for f in sorted(model.footnotes.values(), key=lambda f: f.id):
+        if f.source == key and f.id not in fn_ids:
+            fn_ids.append(f.id)
+    numbers = {f: i + 1 for i, f in enumerate(fn_ids)}
+    for sec in sections:
+        for item in sec["rules"] + sec["tournament"]:
+            item["footnotes"] = {f: numbers[f] for f in footnotes_in(item["text"], item["note"])}
+    notes = [note_view(model, n) for n in sorted(model.notes.values(), key=lambda n: n.id)
+             if n.source == key]
+    for n in notes:
+        n["footnotes"] = {f: numbers[f] for f in footnotes_in(n["text"]) if f in numbers}
+    return {"key": key, "doc": revision_doc(key), "source": source_view(src),
+            "sections": sections, "footnotes": [footnote_view(model, f, numbers[f]) for f in fn_ids],
+            "notes": notes}
+
+
+def revisions(model: Model) -> list[str]:
+    """Keys of the sources that revise another (REV, DB) and have cells to show."""
+    keys = []
+    for s in sorted(model.sources.values(), key=lambda s: (s.year or 0, s.key)):
+        if s.is_revision and any(s.key in t.sources for t in model.topics.values()):
+            keys.append(s.key)
+    return keys
+
+
+def differences_view(model: Model) -> list[dict]:
+    """Per topic, every row where the rulebooks disagree: cells of one clause that differ in
+    status, text or parameters (not-covered cells are left out of the comparison)."""
+    out = []
+    for topic in model.topics_in_order():
+        rows = []
+        for clause in model.clauses_of(topic.id):
+            cells = [clause.cells[k] for k in topic.sources if k in clause.cells]
+            stated = [c for c in cells if c.covered]
+            keys = {(c.status, (c.text or "").strip(), tuple(sorted(map(str, c.params.items()))))
+                    for c in stated}
+            if len(keys) <= 1:
+                continue
+            all_params = sorted({p for c in stated for p in c.params})
+            differing = []
+            for name in all_params:
+                values = {c.source: c.params.get(name, None) for c in stated}
+                if len({repr(v) for v in values.values()}) > 1:
+                    differing.append(name)
+            aspect = topic.aspect(clause.aspect)
+            rows.append({
+                "id": clause.id, "title": clause.title or (aspect.title if aspect else clause.aspect),
+                "aspect_title": aspect.title if aspect else clause.aspect,
+                "cells": [{"source": k, "label": model.sources[k].label if k in model.sources else k,
+                           "status": clause.cells[k].status if k in clause.cells else "not-covered",
+                           "status_label": STATUS_LABELS.get(
+                               clause.cells[k].status if k in clause.cells else "not-covered"),
+                           "params": {n: v for n, v in params_view(
+                               model, clause.cells[k].params if k in clause.cells else {}).items()
+                               if n in differing}}
+                          for k in topic.sources],
+                "differs_in": [w for w, test in (
+                    ("status", len({c.status for c in stated}) > 1),
+                    ("text", len({(c.text or "").strip() for c in stated}) > 1),
+                    ("parameters", bool(differing))) if test],
+            })
+        if rows:
+            out.append({"id": topic.id, "title": topic.title, "doc": topic_doc(topic.id),
+                        "columns": [{"key": k, "label": model.sources[k].label
+                                     if k in model.sources else k} for k in topic.sources],
+                        "rows": rows})
+    return out
+
+
+def glossary_view(model: Model) -> list[dict]:
+    uses: dict[str, list[str]] = {}
+    for clause in sorted(model.clauses.values(), key=lambda c: c.id):
+        texts = [t for cell in clause.cells.values() for t in (cell.text, cell.note)]
+        texts += [t for qa in clause.qa for t in (qa.question, qa.answer)]
+        for m in (m for t in texts for m in marks(t)):
+            if m.kind == "term":
+                term = model.term(m.target)
+                if term is not None and clause.id not in uses.setdefault(term.anchor, []):
+                    uses[term.anchor].append(clause.id)
+    out = []
+    for t in sorted(model.glossary.values(), key=lambda t: t.term.lower()):
+        out.append({"term": t.term, "anchor": t.anchor, "definition": t.definition,
+                    "aliases": list(t.aliases), "cite": cite_view(model, t.cite) if t.cite else None,
+                    "terms": _terms(model, t.definition), "used_in": uses.get(t.anchor, [])})
+    return out

@@ -1,0 +1,64 @@
+/* harmony site: the column chooser (plain JS, no server).
+   Each topic page has a fieldset.hm-chooser of checkboxes, one per rulebook;
+   unticking one hides that rulebook's column in the page's tables. The choice
+   is remembered in localStorage so the next topic shows the same columns. */
+(function () {
+  "use strict";
+  var KEY = "harmony-hidden-columns";
+
+  function load() {
+    try { return JSON.parse(window.localStorage.getItem(KEY) || "[]"); } catch (e) { return []; }
+  }
+  function save(hidden) {
+    try { window.localStorage.setItem(KEY, JSON.stringify(hidden)); } catch (e) { /* private mode */ }
+  }
+  function cells(col) {
+    return document.querySelectorAll(
+      "table.hm-harmony [data-col=\"" + col + "\"], table.hm-outcomes [data-col=\"" + col + "\"]");
+  }
+  function show(col, visible) {
+    cells(col).forEach(function (el) { el.hidden = !visible; });
+    document.querySelectorAll("fieldset.hm-chooser input[data-col=\"" + col + "\"]")
+      .forEach(function (cb) { cb.checked = visible; });
+  }
+  function apply(hidden) {
+    document.querySelectorAll("fieldset.hm-chooser input[data-col]").forEach(function (cb) {
+      show(cb.getAttribute("data-col"), hidden.indexOf(cb.getAttribute("data-col")) < 0);
+    });
+  }
+  function revealTarget() {
+    /* a permalink to a cell of a hidden column shows that column again */
+    var id = decodeURIComponent(window.location.hash.slice(1));
+    var el = id && document.getElementById(id);
+    if (el && el.hidden && el.getAttribute("data-col")) {
+      var col = el.getAttribute("data-col");
+      show(col, true);
+      save(load().filter(function (c) { return c !== col; }));
+      el.scrollIntoView();
+    }
+  }
+  function setup() {
+    var boxes = document.querySelectorAll("fieldset.hm-chooser");
+    if (!boxes.length) { return; }
+    boxes.forEach(function (box) {
+      box.hidden = false;
+      box.addEventListener("change", function (ev) {
+        var cb = ev.target;
+        if (!cb.matches || !cb.matches("input[data-col]")) { return; }
+        var col = cb.getAttribute("data-col");
+        show(col, cb.checked);
+        var hidden = load().filter(function (c) { return c !== col; });
+        if (!cb.checked) { hidden.push(col); }
+        save(hidden);
+      });
+    });
+    apply(load());
+    revealTarget();
+    window.addEventListener("hashchange", revealTarget);
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", setup);
+  } else {
+    setup();
+  }
+}());

@@ -1,0 +1,35 @@
+# Sphinx configuration of the harmony site, built by `harmony build`
+# (harmony.site.build stages the generated pages beside the hand-written ones).
+# Everything here is fixed so the same rules_data gives the same bytes.
+project = "PanzerBlitz rules harmony"
+author = "the harmony contributors"
+copyright = "the harmony contributors"
+version = release = ""
+extensions = ["harmony.site"]
+root_doc = "index"
+exclude_patterns = ["_generated"]
+templates_path = []
+language = "en"
+today = "unspecified"
+today_fmt = "%Y-%m-%d"
+
+html_theme = "alabaster"
+html_theme_options = {
+    "page_width": "min(100%, 1400px)",
+    "sidebar_width": "220px",
+    "fixed_sidebar": False,
+    "show_powered_by": False,
+    "show_relbars": True,
+}
+html_title = "PanzerBlitz rules harmony"
+html_static_path = ["_static"]
+html_css_files = ["harmony.css"]
+html_js_files = ["harmony.js"]
+html_last_updated_fmt = None
+html_copy_source = False
+html_show_sourcelink = False
+html_show_sphinx = False
+html_use_index = True
+html_domain_indices = False
+html_permalinks = True
+html_search_language = "en"
