@@ -152,7 +152,7 @@ class Imposition:
         >>> xs, ys = impose("poker", "a4").trim_lines()
         >>> xs
         [10.5, 73.5, 136.5, 199.5]
-        >>> len(impose("poker", "a4", bleed=2).trim_lines()[0])   # two lines per column
+        >>> len(impose("poker", "a4", bleed=1).trim_lines()[0])   # two lines per column
         6
         """
         xs, ys = set(), set()

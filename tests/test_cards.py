@@ -1,0 +1,289 @@
+"""Rule cards: the PDF's pages, what each card says, the imposition, and overflow.
+
+The fixture (tests/fixtures/cards/rules_data) has 10 REV cards and 2 PL cards;
+tests/fixtures/cards/overflow.yaml adds one card that fits only at a smaller
+font and one that fits at no allowed size.
+"""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+from pypdf import PdfReader
+
+from harmony.cards import CardOverflow, collect, fit, render_html, render_pdf
+from harmony.cards.layout import CARD_SIZES, impose
+from harmony.check import check_path
+from harmony.cli import main
+from harmony.loader import load
+
+FIXTURE = Path(__file__).resolve().parent / "fixtures" / "cards"
+RULES = FIXTURE / "rules_data"
+MM = 72 / 25.4                      # points per mm
+A4 = (210 * MM, 297 * MM)
+LETTER = (612.0, 792.0)
+REV_ORDER = ["spotting.concealing", "spotting.entering", "spotting.concealed-movement",
+             "spotting.markers", "spotting.removal", "spotting.turn-end",
+             "opfire.trigger", "opfire.modifier", "opfire.firers", "opfire.after"]
+
+
+def words(text: str) -> str:
+    return " ".join(text.split())
+
+
+@pytest.fixture(scope="module")
+def model():
+    m, report = load(RULES)
+    assert not report.errors, report.to_text()
+    return m
+
+
+def cards_pdf(tmp_path_factory, *args) -> tuple[int, PdfReader, Path]:
+    out = tmp_path_factory.mktemp("cards") / "cards.pdf"
+    code = main(["cards", str(RULES), "--out", str(out), *args])
+    return code, (PdfReader(str(out)) if out.exists() else None), out
+
+
+@pytest.fixture(scope="module")
+def fronts(tmp_path_factory):
+    code, pdf, out = cards_pdf(tmp_path_factory)
+    assert code == 0
+    return pdf, out
+
+
+@pytest.fixture(scope="module")
+def duplex(tmp_path_factory):
+    code, pdf, out = cards_pdf(tmp_path_factory, "--backs", "--crop-marks", "--paper", "letter")
+    assert code == 0
+    return pdf, out
+
+
+@pytest.fixture()
+def overflowing(tmp_path):
+    folder = tmp_path / "rules_data"
+    shutil.copytree(RULES, folder)
+    shutil.copy(FIXTURE / "overflow.yaml", folder / "overflow.yaml")
+    return folder
+
+
+# ------------------------------------------------------------------ what a card holds
+
+def test_one_card_per_cell_with_a_card_in_topic_then_aspect_order(model):
+    cards = collect(model)                       # default: the revisions (REV)
+    assert [c.clause_id for c in cards] == REV_ORDER
+    assert {c.ruleset for c in cards} == {"REV"}
+    both = collect(model, ["PL", "REV"])
+    assert [(c.ruleset, c.clause_id) for c in both[:2]] == [("PL", "spotting.markers"),
+                                                             ("PL", "opfire.trigger")]
+    assert len(both) == 12
+
+
+def test_card_text_is_plain_words_with_parameters_printed(model):
+    cards = {c.clause_id: c for c in collect(model)}
+    trigger = cards["opfire.trigger"]
+    assert "an eligible unit sees" in trigger.text       # [[eligible unit]] shown as words
+    assert "within 1/2 of its range" in trigger.text    # {{ opfire.range-fraction }} printed
+    assert "+1 to the die roll" in cards["opfire.modifier"].text
+    for c in cards.values():
+        assert not re.search(r"\[\[|\]\]|\{\{|\}\}|\[\^", c.text), c.text
+
+
+def test_key_numbers_come_from_the_cell_parameters(model):
+    cards = {c.clause_id: c for c in collect(model)}
+    assert [(k.name, k.value) for k in cards["opfire.trigger"].keys] == [
+        ("opfire.activation-fraction", "none"), ("opfire.range-fraction", "1/2"),
+        ("opfire.per-firer-per-phase", "1"), ("opfire.overrun-immunity", "yes")]
+    assert [(k.label, k.value) for k in cards["opfire.modifier"].keys] == [("Die-roll modifier", "+1")]
+    # bools other than the named few and enums are rules, not numbers: no table
+    assert cards["spotting.markers"].keys == []
+    assert [k.name for k in cards["opfire.after"].keys] == ["opfire.retrace"]
+
+
+def test_badge_colour_per_ruleset_and_permalink(model):
+    rev = collect(model, ["REV"])
+    pl = collect(model, ["PL"])
+    assert len({c.colour for c in rev}) == 1 and rev[0].colour != pl[0].colour
+    assert rev[0].link == "topics/spotting.html#spotting.concealing"
+    based = collect(model, ["REV"], site_url="https://example.org/harmony/")
+    assert based[0].link == "https://example.org/harmony/topics/spotting.html#spotting.concealing"
+
+
+# ------------------------------------------------------------------ the PDF
+
+def test_fronts_are_exact_a4_nine_to_a_sheet(fronts, model):
+    pdf, _ = fronts
+    assert len(pdf.pages) == 2                  # 10 cards, 9 to a sheet
+    for page in pdf.pages:
+        w, h = float(page.mediabox.width), float(page.mediabox.height)
+        assert w == pytest.approx(A4[0], abs=0.01) and h == pytest.approx(A4[1], abs=0.01)
+    texts = [words(p.extract_text()) for p in pdf.pages]
+    for i, card in enumerate(collect(model)):
+        page = texts[i // 9]
+        assert card.title in page, card.title
+        assert card.clause_id in page
+        for k in card.keys:
+            assert f"{k.label} {k.value}" in page, (card.clause_id, k)
+    assert "Key numbers".upper() in texts[0] or "Key numbers" in texts[0]
+
+
+def test_backs_follow_each_front_on_exact_letter_paper(duplex, model):
+    pdf, _ = duplex
+    assert len(pdf.pages) == 4                  # front, back, front, back
+    for page in pdf.pages:
+        assert (float(page.mediabox.width), float(page.mediabox.height)) == pytest.approx(LETTER, abs=0.01)
+    texts = [words(p.extract_text()) for p in pdf.pages]
+    assert "Concealing terrain" in texts[0] and "Concealing terrain" not in texts[1]
+    assert texts[1].count("harmony rule card".upper()) + texts[1].count("harmony rule card") == 9
+    assert texts[3].count("REV") == 1 and "Opportunity fire".upper() in texts[3].upper()
+
+
+def title_x_mm(page, title: str) -> list[float]:
+    """x (mm from the left edge) of each run of text starting with ``title``."""
+    found = []
+
+    def visit(text, cm, tm, font, size):
+        if text.strip().startswith(title):
+            found.append((tm[4] * cm[0] + cm[4]) / MM)
+    page.extract_text(visitor_text=visit)
+    return found
+
+
+def test_backs_are_mirrored_in_each_row(tmp_path_factory):
+    code, pdf, _ = cards_pdf(tmp_path_factory, "--backs", "--rules", "PL")
+    assert code == 0 and len(pdf.pages) == 2
+    im = impose("poker", "a4")
+    # two PL cards: on the front in columns 0 and 1, on the back in columns 2 and 1
+    front = title_x_mm(pdf.pages[0], "Spotted markers")
+    assert front == [pytest.approx(im.slot(0).x + 4.8, abs=0.3)]
+    xs = sorted(title_x_mm(pdf.pages[1], "PL"))
+    centre = [im.slot(i, back=True).x + 63 / 2 for i in (0, 1)]
+    assert len(xs) == 2
+    assert xs[0] < centre[1] < xs[1] + 20 and xs[1] < centre[0] < xs[1] + 20
+
+
+def test_bleed_changes_the_grid_and_the_card_position(tmp_path_factory, fronts):
+    code, pdf, _ = cards_pdf(tmp_path_factory, "--bleed", "3")
+    assert code == 0
+    plain, bled = impose("poker", "a4"), impose("poker", "a4", bleed=3)
+    assert (plain.per_sheet, bled.per_sheet) == (9, 6)
+    assert len(pdf.pages) == 2                   # 10 cards, 6 to a sheet
+    x0 = title_x_mm(fronts[0].pages[0], "Concealing terrain")
+    x3 = title_x_mm(pdf.pages[0], "Concealing terrain")
+    assert x0 == [pytest.approx(plain.slot(0).x + 4.8, abs=0.3)]       # 10.5 mm margin
+    assert x3 == [pytest.approx(bled.slot(0).x + 4.8, abs=0.3)]        # 36 + 3 mm bleed
+    # the seventh card starts the second sheet with bleed, but is on the first without
+    assert "Opportunity fire" in fronts[0].pages[0].extract_text()
+    assert "Opportunity fire\n" not in pdf.pages[0].extract_text()
+
+
+def gray(pdf_path: Path, page: int, dpi: int = 100):
+    """Page ``page`` (1-based) rendered by poppler, as a greyscale PIL image."""
+    from PIL import Image
+    out = pdf_path.with_name(f"p{page}-{dpi}")
+    subprocess.run(["pdftoppm", "-r", str(dpi), "-f", str(page), "-l", str(page), "-gray",
+                    "-singlefile", str(pdf_path), str(out)], check=True)
+    return Image.open(str(out) + ".pgm")
+
+
+def darkest(img, x_mm: float, y_mm: float, dpi: int = 100, r: int = 2) -> int:
+    px, py = round(x_mm / 25.4 * dpi), round(y_mm / 25.4 * dpi)
+    return min(img.getpixel((x, y)) for x in range(px - r, px + r + 1) for y in range(py - r, py + r + 1))
+
+
+def test_crop_marks_and_bleed_show_on_the_printed_page(tmp_path_factory, fronts, duplex):
+    plain = gray(fronts[1], 1)
+    marked = gray(duplex[1], 1)
+    im_a4, im_letter = impose("poker", "a4"), impose("poker", "letter")
+    for m in im_letter.crop_marks():
+        mid = ((m.x1 + m.x2) / 2, (m.y1 + m.y2) / 2)
+        assert darkest(marked, *mid) < 245, m   # a 0.15 mm hairline, grey at 100 dpi
+    for m in im_a4.crop_marks():
+        assert darkest(plain, (m.x1 + m.x2) / 2, (m.y1 + m.y2) / 2) == 255, m
+    # the back sheet has no crop marks
+    back = gray(duplex[1], 2)
+    m = im_letter.crop_marks()[0]
+    assert darkest(back, (m.x1 + m.x2) / 2, (m.y1 + m.y2) / 2) == 255
+    # bleed: 1.5 mm outside the trim line the card's colour is printed, without bleed not
+    code, _, bled_path = cards_pdf(tmp_path_factory, "--bleed", "3")
+    bled = gray(bled_path, 1)
+    im_b = impose("poker", "a4", bleed=3)
+    y = im_b.slot(0).y + 40
+    assert darkest(bled, im_b.slot(0).x - 1.5, y, r=1) < 200
+    assert darkest(plain, im_a4.slot(0).x - 1.5, im_a4.slot(0).y + 40, r=1) == 255
+
+
+def test_same_input_same_bytes(fronts, tmp_path_factory):
+    _, _, again = cards_pdf(tmp_path_factory)
+    assert again.read_bytes() == fronts[1].read_bytes()
+
+
+def test_card_sizes_and_usage_errors(tmp_path_factory, capsys):
+    code, pdf, _ = cards_pdf(tmp_path_factory, "--size", "tarot", "--rules", "PL")
+    assert code == 0 and len(pdf.pages) == 1
+    assert CARD_SIZES["tarot"].width == 70 and CARD_SIZES["bridge"].height == 89
+    assert main(["cards", str(RULES), "--rules", "XX", "--out", "/nonexistent/x.pdf"]) == 2
+    assert "unknown ruleset XX" in capsys.readouterr().err
+    assert main(["cards", str(RULES), "--bleed", "-1"]) == 2
+
+
+def test_no_cards_is_an_error_not_an_empty_pdf(tmp_path, capsys):
+    out = tmp_path / "none.pdf"
+    assert main(["cards", str(RULES), "--rules", "PB", "--out", str(out)]) == 1
+    assert "no cards to print" in capsys.readouterr().err and not out.exists()
+
+
+# ------------------------------------------------------------------ fitting and overflow
+
+def test_long_text_is_set_smaller_down_to_the_minimum(overflowing):
+    model, _ = load(overflowing)
+    cards = {c.clause_id: c for c in collect(model)}
+    chosen = dict(zip(cards, (r.font for r in fit(list(cards.values())))))
+    steps = CARD_SIZES["poker"].font_steps
+    assert chosen["spotting.concealing"] == steps[0]
+    assert steps[-1] <= chosen["opfire.squeezed"] < steps[0]
+    assert chosen["opfire.too-long"] is None
+
+
+def test_check_reports_an_overflowing_card_at_its_text(overflowing, capsys):
+    _, report = check_path(overflowing)
+    found = [d for d in report.diagnostics if d.code == "card-overflow"]
+    assert len(found) == 1
+    lines = (overflowing / "overflow.yaml").read_text().splitlines()
+    line = next(i for i, t in enumerate(lines, 1) if t.strip() == "text: |-")
+    assert found[0].pos.path.endswith("overflow.yaml") and found[0].pos.line == line
+    assert "opfire.too-long@REV" in found[0].message and "7 pt" in found[0].message
+    assert main(["check", str(overflowing)]) == 1
+    assert f"overflow.yaml:{line}:" in capsys.readouterr().err
+
+
+def test_cards_refuses_to_print_an_overflowing_card(overflowing, tmp_path, capsys):
+    out = tmp_path / "cards.pdf"
+    assert main(["cards", str(overflowing), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "overflow.yaml:" in err and "[card-overflow]" in err and "nothing written" in err
+    assert not out.exists()
+    model, _ = load(overflowing)
+    with pytest.raises(CardOverflow):
+        render_pdf(model)
+
+
+def test_the_shipped_fixture_passes_check():
+    _, report = check_path(RULES)
+    assert not report.errors, report.to_text()
+
+
+# ------------------------------------------------------------------ the HTML page
+
+def test_render_html_is_a_printable_page_with_every_card(model, overflowing):
+    html = render_html(model, ["REV"])
+    assert html.startswith("<!DOCTYPE html>")
+    assert "size: 210mm 297mm" in html and ".card {" in html          # the PDF's stylesheet
+    assert html.count('class="card front"') == 10
+    for card in collect(model):
+        assert card.title in html
+    bad, _ = load(overflowing)
+    page = render_html(bad)                      # shown whole and flagged, never cut
+    assert page.count('class="card front overflow"') == 1
