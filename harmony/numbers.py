@@ -13,7 +13,8 @@ references (``Figure 1``, ``footnote 4``, ``section 7.12``, ``hex A``),
 dotted or dashed numbers (``v0.1``, ``2013-04-05``, odds ``3-1``), numbers
 glued to letters (``T-34``, ``d10``, ``C(I)``, ``1st``), measures and hex
 counts (``two hexes``, ``6 inches``, ``12 turns``), and ``one`` used as a
-pronoun (``no one``, ``each one``, ``one of``), and a unit's printed
+pronoun (``no one``, ``each one``, ``one of``, ``the spotted one.``), ``once``
+that is not a count (``at once``, ``once it has spent``), and a unit's printed
 factors (``a movement allowance of 1``). A number written twice,
 ``plus one (+1)``, counts once.
 
@@ -23,6 +24,8 @@ factors (``a movement allowance of 1``). A number written twice,
 [('fraction', '1/4'), ('count', '1')]
 >>> numbers_in("See Figure 1 and footnote 4 of PanzerBlitz (1970), hex A, two hexes away.")
 []
+>>> [n.text for n in numbers_in("fires once a phase; at once; once it has moved; the spotted one.")]
+['once']
 >>> [(n.kind, str(n.value), n.text) for n in numbers_in("a modifier of plus one (+1)")]
 [('modifier', '1', 'plus one (+1)')]
 """
@@ -91,6 +94,26 @@ def _next_word(text: str, i: int) -> str:
     if rest.startswith('"') or rest.startswith("\u2033"):
         return "inches"
     return m.group(0).lower() if m else ""
+
+
+#: "once" counts only before these ("fires once per phase", "once a turn", "once.")
+ONCE_AFTER = {"per", "each", "every", "during", "in", "only", "more", "again", "and", "or"}
+TIME_WORDS = {"phase", "turn", "game", "segment", "move", "player"}
+
+
+def _counted_once(text: str, n: "Number") -> bool:
+    """Whether "once" is a count ("once per phase") rather than "at once" or "once it has"."""
+    if _prev_word(text, n.start) == "at":
+        return False
+    rest = text[n.end:]
+    if re.match(r"\s*(?:[.,;:!?)]|$)", rest):
+        return True
+    words = [w.lower() for w in WORD.findall(rest[:40])]
+    if not words:
+        return True
+    if words[0] in ("a", "an"):
+        return len(words) > 1 and words[1] in TIME_WORDS
+    return words[0] in ONCE_AFTER
 
 
 def _stat(text: str, i: int) -> bool:
@@ -186,10 +209,14 @@ def numbers_in(text: str | None) -> list[Number]:
                 and n.text.lower() in NUMERATORS:
             i += 1  # the numerator of a fraction word: read with the part
             continue
-        if n.kind == "count" and not n.text[0].isdigit() and n.text.lower() == "one":
-            if _prev_word(text, n.start) in PRONOUN_BEFORE or _next_word(text, n.end) in PRONOUN_AFTER:
-                i += 1
+        if n.kind == "count" and n.text.lower() == "one":
+            if _prev_word(text, n.start) in PRONOUN_BEFORE or _next_word(text, n.end) in PRONOUN_AFTER \
+                    or re.match(r"\s*(?:[.,;:!?)]|$)", text[n.end:]):
+                i += 1  # "no one", "one of", "the spotted one."
                 continue
+        if n.kind == "count" and n.text.lower() == "once" and not _counted_once(text, n):
+            i += 1  # "at once", "once it has spent": not a count
+            continue
         if n.kind in ("count", "modifier"):
             if _prev_word(text, n.start) in REFERENCE_WORDS and n.text[0].isdigit():
                 i += 1
