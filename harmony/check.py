@@ -52,14 +52,16 @@ def _duplicates(model: Model, report: Report) -> None:
 
 def _cite(model: Model, report: Report, cite: Citation) -> None:
     src = model.sources.get(cite.source)
-    if src is None:
+    if src is None and report.was_left_out(cite.source):
+        pass
+    elif src is None:
         report.error(cite.pos("source"), f"citation names unknown source '{cite.source}'",
                      "unresolved-source")
     elif cite.document and src.documents and cite.document not in {d.id for d in src.documents}:
         known = ", ".join(d.id for d in src.documents)
         report.error(cite.pos("document"), f"source {cite.source} has no document '{cite.document}' "
                      f"(its documents: {known})", "unresolved-document")
-    if cite.via and cite.via not in model.sources:
+    if cite.via and cite.via not in model.sources and not report.was_left_out(cite.via):
         report.error(cite.pos("via"), f"citation names unknown source '{cite.via}'", "unresolved-source")
     if not any((cite.section, cite.figure, cite.footnote, cite.table, cite.page, cite.document)):
         report.warning(cite.pos(), "citation names no place in the document (section, figure, "
@@ -70,7 +72,8 @@ def _sources(model: Model, report: Report) -> None:
     for s in model.sources.values():
         if s.base is not None:
             if s.base not in model.sources:
-                report.error(s.pos("base"), f"base names unknown source '{s.base}'", "unresolved-source")
+                if not report.was_left_out(s.base):
+                    report.error(s.pos("base"), f"base names unknown source '{s.base}'", "unresolved-source")
             elif s.base == s.key:
                 report.error(s.pos("base"), f"source {s.key} cannot be its own base", "base-cycle")
         if s.kind in ("revision", "variant") and s.base is None:
@@ -89,7 +92,7 @@ def _sources(model: Model, report: Report) -> None:
 def _topics(model: Model, report: Report) -> None:
     for t in model.topics.values():
         for i, key in enumerate(t.sources):
-            if key not in model.sources:
+            if key not in model.sources and not report.was_left_out(key):
                 report.error(t.pos("sources", i), f"topic '{t.id}' names unknown source '{key}'",
                              "unresolved-source")
         seen: dict[str, Any] = {}
@@ -107,7 +110,8 @@ def _topics(model: Model, report: Report) -> None:
 def _clause(model: Model, report: Report, clause) -> None:
     topic = model.topics.get(clause.topic)
     if topic is None:
-        report.error(clause.pos("topic"), f"clause '{clause.id}' names unknown topic '{clause.topic}'",
+        if not report.was_left_out(clause.topic):
+            report.error(clause.pos("topic"), f"clause '{clause.id}' names unknown topic '{clause.topic}'",
                      "unresolved-topic")
     elif topic.aspect(clause.aspect) is None:
         known = ", ".join(a.id for a in topic.aspects)
@@ -123,20 +127,21 @@ def _clause(model: Model, report: Report, clause) -> None:
     for key, cell in clause.cells.items():
         src = model.sources.get(key)
         if src is None:
-            report.error(clause.pos("cells", key, key=True), f"cell for unknown source '{key}'",
+            if not report.was_left_out(key):
+                report.error(clause.pos("cells", key, key=True), f"cell for unknown source '{key}'",
                          "unresolved-source")
         elif topic is not None and key not in topic.sources:
             report.error(clause.pos("cells", key, key=True), f"{key} is not a column of topic "
                          f"'{topic.id}' (its columns: {', '.join(topic.sources)})", "unknown-column")
         _cell(model, report, cell, src)
     for qa in clause.qa:
-        if qa.source not in model.sources:
+        if qa.source not in model.sources and not report.was_left_out(qa.source):
             report.error(qa.pos("source"), f"Q&A names unknown source '{qa.source}'", "unresolved-source")
         if qa.cite:
             _cite(model, report, qa.cite)
         _text_marks(model, report, qa, ("question", qa.question), ("answer", qa.answer))
     for i, sid in enumerate(clause.scenarios):
-        if model.scenarios and sid not in model.scenarios:
+        if sid not in model.scenarios and not report.was_left_out(sid):
             report.error(clause.pos("scenarios", i), f"unknown scenario '{sid}'", "unresolved-scenario")
 
 
@@ -173,7 +178,8 @@ def _cell(model: Model, report: Report, cell: Cell, src) -> None:
         for i, ref in enumerate(cell.relation.clauses):
             cid, _, key = ref.partition("@")
             if cid not in model.clauses:
-                report.error(cell.pos("relation", "clauses", i), f"{where}: relation names unknown "
+                if not report.was_left_out(cid):
+                    report.error(cell.pos("relation", "clauses", i), f"{where}: relation names unknown "
                              f"clause '{cid}'", "unresolved-clause")
             elif key and key not in model.clauses[cid].cells:
                 report.error(cell.pos("relation", "clauses", i), f"{where}: clause '{cid}' has no "
@@ -229,6 +235,8 @@ def _param(model: Model, report: Report, cell: Cell, name: str, value) -> None:
     where = f"{cell.clause_id}@{cell.source}"
     param = model.parameters.get(name)
     if param is None:
+        if report.was_left_out(name):
+            return
         report.error(cell.pos("params", name, key=True), f"{where}: unknown parameter '{name}' "
                      "(declare it under parameters:)", "unknown-parameter")
         return
@@ -243,10 +251,12 @@ def _text_marks(model: Model, report: Report, obj, *fields) -> None:
     for field_path, text in fields:
         path = field_path if isinstance(field_path, tuple) else (field_path,)
         for m in marks(text):
-            if m.kind == "term" and model.term(m.target) is None:
+            if m.kind == "term" and model.term(m.target) is None \
+                    and not report.was_left_out(" ".join(m.target.lower().split())):
                 report.error(obj.pos(*path), f"text links glossary term '{m.target}', which the "
                              "glossary does not define", "unresolved-term")
-            elif m.kind == "footnote" and m.target not in model.footnotes:
+            elif m.kind == "footnote" and m.target not in model.footnotes \
+                    and not report.was_left_out(m.target):
                 report.error(obj.pos(*path), f"text marks footnote '[^{m.target}]', which is not "
                              "defined", "unresolved-footnote")
             elif m.kind == "param" and m.target not in params:
@@ -260,14 +270,14 @@ def _glossary_and_notes(model: Model, report: Report) -> None:
             _cite(model, report, t.cite)
         _text_marks(model, report, t, ("definition", t.definition))
     for f in model.footnotes.values():
-        if f.source not in model.sources:
+        if f.source not in model.sources and not report.was_left_out(f.source):
             report.error(f.pos("source"), f"footnote names unknown source '{f.source}'", "unresolved-source")
         if f.cite:
             _cite(model, report, f.cite)
     for n in model.notes.values():
-        if n.source not in model.sources:
+        if n.source not in model.sources and not report.was_left_out(n.source):
             report.error(n.pos("source"), f"note names unknown source '{n.source}'", "unresolved-source")
-        if n.topic not in model.topics:
+        if n.topic not in model.topics and not report.was_left_out(n.topic):
             report.error(n.pos("topic"), f"note names unknown topic '{n.topic}'", "unresolved-topic")
         if n.cite:
             _cite(model, report, n.cite)

@@ -47,6 +47,10 @@ class Report:
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: int = 0
+    #: ids, keys and names of what the loader left out for errors (a file that
+    #: does not parse, an item that breaks the schema): references to them are
+    #: not reported again, so one mistake gives one error
+    left_out: set[str] = field(default_factory=set)
 
     def error(self, pos: Pos, message: str, code: str) -> None:
         self.diagnostics.append(Diagnostic(pos, "error", message, code))
@@ -56,6 +60,11 @@ class Report:
 
     def extend(self, other: "Report") -> None:
         self.diagnostics.extend(other.diagnostics)
+        self.left_out |= other.left_out
+
+    def was_left_out(self, name: str | None) -> bool:
+        """True when ``name`` may be defined by something the loader could not read."""
+        return name is not None and (name in self.left_out or name.lower() in self.left_out)
 
     @property
     def errors(self) -> list[Diagnostic]:

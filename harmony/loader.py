@@ -20,6 +20,7 @@ y.yaml:1:4: error: YAML anchors are not allowed in rules_data ('&x'): write each
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -318,14 +319,71 @@ def walk(node: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
             yield from walk(v, path + (i,))
 
 
+_NAMED = re.compile(r"^[ \t]*(?:-[ \t]+)?\{?[ \t]*(?:id|key|name|term)[ \t]*:[ \t]*"
+                    r"['\"]?([^'\"#,{}\n]+?)['\"]?[ \t]*(?:[,}#]|$)", re.M)
+
+
+def names_in_text(text: str) -> set[str]:
+    """The ids, keys, names and terms a file that does not parse seems to define.
+
+    >>> sorted(names_in_text("sources:\\n  - {key: PB, title: x}\\nglossary:\\n  - term: Spotted unit\\n"))
+    ['PB', 'spotted unit']
+    """
+    return {m.group(1).strip().lower() if " " in m.group(1).strip() else m.group(1).strip()
+            for m in _NAMED.finditer(text)}
+
+
+_ID_FIELD = {"sources": "key", "topics": "id", "clauses": "id", "parameters": "name",
+             "glossary": "term", "footnotes": "id", "notes": "id"}
+
+
+def _name(node: Any, field: str) -> str | None:
+    value = node.get(field) if isinstance(node, dict) else None
+    return value.lower() if field == "term" and isinstance(value, str) else (
+        value if isinstance(value, str) else None)
+
+
+def usable_part(tree: Any, broken: set, left_out: set) -> dict:
+    """The sections and items of ``tree`` without schema problems.
+
+    ``broken`` holds ``(section,)`` and ``(section, index)`` entries (see
+    :func:`harmony.schema.validate_items`); the names of what is dropped go
+    to ``left_out``.
+    """
+    kept: dict = {}
+    for section, value in tree.items():
+        field = _ID_FIELD.get(section, "id")
+        whole = (section,) in broken
+        if isinstance(value, list):
+            keep = []
+            for i, item in enumerate(value):
+                if whole or (section, i) in broken:
+                    name = _name(item, field)
+                    if name:
+                        left_out.add(name)
+                else:
+                    keep.append(item)
+            kept[section] = keep
+        elif whole:
+            name = _name(value, field)
+            if name:
+                left_out.add(name)
+        else:
+            kept[section] = value
+    return kept
+
+
 def load(root: str | os.PathLike):
     """Read a rules_data folder (or one file) into ``(Model, Report)``.
 
-    The report holds every reading and schema problem; files with such
-    problems are left out of the model so later stages see only valid data.
+    The report holds every reading and schema problem. What has such a
+    problem is left out of the model (a whole file that does not parse, else
+    only the item at fault), so later stages see only valid data; the names
+    it defines go to ``report.left_out`` so that references to them are not
+    reported a second time.
     """
     from .model import Model, add_document
-    from .schema import validate
+    from .schema import validate_items
 
     report = Report()
     model = Model(root=display_path(str(root)))
@@ -334,9 +392,13 @@ def load(root: str | os.PathLike):
         model.files.append(doc.path)
         report.extend(doc.report)
         if doc.tree is None:
+            report.left_out |= names_in_text(doc.text)
             continue
-        schema_report = validate(doc)
+        schema_report, broken = validate_items(doc)
         report.extend(schema_report)
-        if not schema_report.errors:
-            add_document(model, doc.tree, doc.path)
+        if () in broken:
+            report.left_out |= names_in_text(doc.text)
+            continue
+        tree = usable_part(doc.tree, broken, report.left_out) if broken else doc.tree
+        add_document(model, tree, doc.path)
     return model, report

@@ -6,6 +6,7 @@ Errors come back positioned at the offending key or value.
 """
 from __future__ import annotations
 
+import difflib
 import json
 from functools import lru_cache
 from importlib import resources
@@ -51,9 +52,82 @@ def _kind(value: Any) -> str:
     return "text"
 
 
-def _where(path) -> str:
-    parts = [p for p in path if not isinstance(p, int)]
-    return f" in '{parts[-1]}'" if parts else ""
+_ITEMS = {"sources": ("source", "key"), "topics": ("topic", "id"), "clauses": ("clause", "id"),
+          "parameters": ("parameter", "name"), "glossary": ("glossary term", "term"),
+          "footnotes": ("footnote", "id"), "notes": ("note", "id")}
+_PARTS = {"aspects": ("aspect", "id"), "documents": ("document", "id"), "versions": ("version", "version"),
+          "qa": ("Q&A", None)}
+
+
+def _named(kind: str, node: Any, field: str | None, index: int) -> str:
+    name = node.get(field) if field and isinstance(node, dict) else None
+    return f"{kind} '{name}'" if isinstance(name, str) and name else f"{kind} #{index + 1}"
+
+
+def describe(data: Any, path) -> str:
+    """What a schema path points at, in an editor's words.
+
+    >>> data = {"clauses": [{"id": "spotting.rule", "cells": {"PB": {"cite": {"source": 1}}}}]}
+    >>> describe(data, ("clauses", 0, "cells", "PB", "cite", "source"))
+    "'source' of the citation of cell PB of clause 'spotting.rule'"
+    >>> describe(data, ("clauses", 0)), describe(data, ()), describe(data, ("sources",))
+    ("clause 'spotting.rule'", 'the top level of the file', "section 'sources'")
+    """
+    path = list(path)
+    if not path:
+        return "the top level of the file"
+    if path[0] == "scenario":
+        owner, node, rest = "the scenario", data.get("scenario"), path[1:]
+    elif path[0] in _ITEMS and len(path) >= 2 and isinstance(path[1], int):
+        kind, field = _ITEMS[path[0]]
+        items = data.get(path[0])
+        node = items[path[1]] if isinstance(items, list) and path[1] < len(items) else None
+        owner, rest = _named(kind, node, field, path[1]), path[2:]
+    else:
+        return f"section '{path[0]}'" if len(path) == 1 else f"'{path[-1]}' of section '{path[0]}'"
+    field_name = None
+    i = 0
+    while i < len(rest):
+        step = rest[i]
+        nxt = rest[i + 1] if i + 1 < len(rest) else None
+        child = node.get(step) if isinstance(node, dict) else (
+            node[step] if isinstance(node, list) and isinstance(step, int) and step < len(node) else None)
+        if step == "cells" and nxt is not None:
+            owner = f"cell {nxt} of {owner}"
+            node = child.get(nxt) if isinstance(child, dict) else None
+            i, field_name = i + 2, None
+            continue
+        if step in _PARTS and isinstance(nxt, int):
+            kind, field = _PARTS[step]
+            sub = child[nxt] if isinstance(child, list) and nxt < len(child) else None
+            owner = f"{_named(kind, sub, field, nxt)} of {owner}"
+            node, i, field_name = sub, i + 2, None
+            continue
+        if step in ("cite", "relation", "card", "changed", "params") and nxt is not None:
+            word = {"cite": "the citation", "relation": "the relation", "card": "the card",
+                    "changed": "the change note", "params": "the parameters"}[step]
+            owner = f"{word} of {owner}"
+            node = child
+            if isinstance(nxt, int):  # a list of citations
+                node = child[nxt] if isinstance(child, list) and nxt < len(child) else None
+                i += 1
+            i, field_name = i + 1, None
+            continue
+        if not isinstance(step, int):
+            field_name = step
+        node = child
+        i += 1
+    return f"'{field_name}' of {owner}" if field_name else owner
+
+
+def _close(word: str, options) -> str:
+    match = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
+    return f"did you mean '{match[0]}'? " if match else ""
+
+
+def _short(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _expand(error: jsonschema.ValidationError) -> list[jsonschema.ValidationError]:
@@ -69,7 +143,7 @@ def _expand(error: jsonschema.ValidationError) -> list[jsonschema.ValidationErro
         branches.setdefault(sub.relative_schema_path[0], []).append(sub)
 
     def score(errs):
-        type_miss = any(e.validator in ("type", "enum") and
+        type_miss = any(e.validator in ("type", "enum", "const") and
                         len(e.absolute_path) == len(error.absolute_path) for e in errs)
         return (not type_miss, max(len(e.absolute_path) for e in errs), -len(errs))
 
@@ -82,76 +156,131 @@ def _expand(error: jsonschema.ValidationError) -> list[jsonschema.ValidationErro
     return out
 
 
-def _message(e: jsonschema.ValidationError) -> tuple[str, str, bool]:
+def _resolve(s: Any) -> Any:
+    """Follow a local ``$ref`` (``#/$defs/a`` or ``#/$defs/a/$defs/b``) to its definition."""
+    seen = 0
+    while isinstance(s, dict) and "$ref" in s and seen < 20:
+        target: Any = schema()
+        for part in s["$ref"].lstrip("#/").split("/"):
+            target = target.get(part, {}) if isinstance(target, dict) else {}
+        s, seen = target, seen + 1
+    return s
+
+
+def _shape(branch: dict) -> str:
+    b = _resolve(branch)
+    if "enum" in b or "const" in b:
+        return " or ".join(repr(v) for v in b.get("enum", [b.get("const")]))
+    t = b.get("type")
+    return " or ".join(_TYPE_NAMES.get(x, x) for x in (t if isinstance(t, list) else [t]) if x)
+
+
+def _message(e: jsonschema.ValidationError, data: Any) -> tuple[str, str, bool]:
     """(message, code, points-at-key) for one schema error."""
     v, inst = e.validator, e.instance
+    where = describe(data, e.absolute_path)
+    if "propertyNames" in e.absolute_schema_path:
+        desc = e.schema.get("description", "")
+        return (f"{_short(inst)} is not a valid key in {where}" + (f": {desc}" if desc else ""),
+                "schema-pattern", True)
     if v == "additionalProperties" and isinstance(inst, dict):
-        allowed = sorted(e.schema.get("properties", {}))
-        extra = [k for k in inst if k not in allowed]
-        hint = f" (expected one of: {', '.join(allowed)})" if allowed else ""
-        return f"unknown key '{extra[0]}'{_where(e.absolute_path)}{hint}", "schema-unknown-key", True
+        allowed = list(e.schema.get("properties", {}))
+        extra = [k for k in inst if k not in allowed][0]
+        return (f"unknown key '{extra}' in {where}: {_close(extra, allowed)}remove it or fix its "
+                f"spelling (allowed keys: {', '.join(allowed)})", "schema-unknown-key", True)
     if v == "required":
-        missing = e.message.split("'")[1] if "'" in e.message else e.message
-        return f"missing key '{missing}'{_where(e.absolute_path)}", "schema-missing-key", False
+        missing = [k for k in e.validator_value if not isinstance(inst, dict) or k not in inst]
+        keys = " and ".join(f"'{k}'" for k in missing)
+        return (f"{where} lacks required key{'s' if len(missing) > 1 else ''} {keys}: add "
+                f"{'them' if len(missing) > 1 else 'it'} (required: {', '.join(e.validator_value)})",
+                "schema-missing-key", False)
     if v == "type":
         want = e.validator_value
         want = " or ".join(_TYPE_NAMES.get(w, w) for w in (want if isinstance(want, list) else [want]))
-        return f"expected {want}{_where(e.absolute_path)}, found {_kind(inst)}", "schema-type", False
+        hint = ""
+        if isinstance(inst, str) and "integer" in str(e.validator_value) and inst.strip().lstrip("-").isdigit():
+            hint = ": remove the quotes"
+        elif inst is None:
+            hint = ": write the value after the ':' or remove the key"
+        found = _kind(inst) + (f" ({_short(inst)})" if isinstance(inst, (str, int, float)) else "")
+        return f"{where} must be {want}, found {found}{hint}", "schema-type", False
     if v in ("enum", "const"):
         allowed = e.validator_value if v == "enum" else [e.validator_value]
-        return (f"{inst!r} is not allowed{_where(e.absolute_path)} (expected one of: "
-                f"{', '.join(map(str, allowed))})", "schema-enum", False)
+        return (f"{_short(inst)} is not allowed as {where}: {_close(inst, allowed)}use one of: "
+                f"{', '.join(map(str, allowed))}", "schema-enum", False)
     if v == "pattern":
-        desc = e.schema.get("description", f"must match {e.validator_value}")
-        return f"{inst!r} is not a valid value{_where(e.absolute_path)}: {desc}", "schema-pattern", False
+        desc = e.schema.get("description", f"it must match {e.validator_value}")
+        return f"{_short(inst)} is not a valid value for {where}: {desc}", "schema-pattern", False
     if v == "propertyNames":
-        return f"{e.message}{_where(e.absolute_path)}", "schema-pattern", True
-    if v in ("minLength", "minItems", "minProperties"):
-        return f"empty value{_where(e.absolute_path)}", "schema-empty", False
+        desc = _resolve(e.validator_value).get("description", "")
+        return (f"{_short(inst)} is not a valid key in {where}" + (f": {desc}" if desc else ""),
+                "schema-pattern", True)
+    if v == "minLength":
+        return f"{where} is empty: write the text or remove the key", "schema-empty", False
+    if v == "minItems":
+        return f"{where} is an empty list: give at least {e.validator_value} item(s)", "schema-empty", False
+    if v == "minProperties":
+        if not e.absolute_path:
+            return ("the file holds an empty mapping: a rules_data file needs at least one "
+                    "section (sources, topics, clauses, ...)", "schema-empty", False)
+        return f"{where} is empty: give at least one entry", "schema-empty", False
     if v == "uniqueItems":
-        return f"repeated item{_where(e.absolute_path)}", "schema-duplicate-item", False
+        return f"{where} lists an item twice: keep one", "schema-duplicate-item", False
     if v in ("minimum", "maximum"):
-        return f"{inst!r} is out of range{_where(e.absolute_path)}", "schema-range", False
+        bound = "at least" if v == "minimum" else "at most"
+        return f"{_short(inst)} is out of range for {where}: it must be {bound} {e.validator_value}", \
+            "schema-range", False
     if v in ("oneOf", "anyOf"):
-        shapes = [b.get("type") or ("one of " + ", ".join(map(repr, b["enum"])) if "enum" in b else "")
-                  for b in e.validator_value]
-        want = " or ".join(_TYPE_NAMES.get(x, x) for x in shapes if isinstance(x, str) and x)
-        return (f"{_kind(inst)} is not a valid value{_where(e.absolute_path)}"
-                + (f" (expected {want})" if want else ""), "schema-type", False)
-    return e.message, "schema", False
+        want = " or ".join(x for x in (_shape(b) for b in e.validator_value) if x)
+        found = _kind(inst) + (f" ({_short(inst)})" if isinstance(inst, (str, int, float)) else "")
+        return (f"{where} must be {want or 'something else'}, found {found}", "schema-type", False)
+    return f"{where}: {e.message}", "schema", False
 
 
 def validate(doc: Document) -> Report:
     """Every schema problem of one loaded document (not only the first)."""
-    report = Report()
+    return validate_items(doc)[0]
+
+
+def validate_items(doc: Document) -> tuple[Report, set]:
+    """Schema problems of one document, and the parts that have them.
+
+    The second value holds ``(section, index)`` for each list item with a
+    problem, ``(section,)`` for a whole section and ``()`` for the whole
+    file; the loader leaves those out of the model.
+    """
+    report, broken = Report(), set()
     if doc.tree is None:
-        return report
+        return report, {()}
     data = plain(doc.tree)
     if not isinstance(data, dict):
         report.error(doc.pos(), f"the top level must be a mapping of sections (sources, topics, "
                      f"clauses, ...), found {_kind(data)}", "schema-type")
-        return report
+        return report, {()}
     seen = set()
     errors = [x for e in validator().iter_errors(data) for x in _expand(e)]
     for err in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
-        msg, code, at_key = _message(err)
         path = tuple(err.absolute_path)
+        broken.add(path[:2] if len(path) >= 2 and isinstance(path[1], int) else path[:1])
+        msg, code, at_key = _message(err, data)
         if err.validator == "additionalProperties" and isinstance(err.instance, dict):
-            allowed = err.schema.get("properties", {})
+            allowed = list(err.schema.get("properties", {}))
             for k in err.instance:
                 if k not in allowed:
-                    m = msg.replace(f"'{[x for x in err.instance if x not in allowed][0]}'", f"'{k}'", 1)
-                    key = (path + (k,), m)
-                    if key not in seen:
-                        seen.add(key)
+                    m = (f"unknown key '{k}' in {describe(data, path)}: {_close(k, allowed)}remove it "
+                         f"or fix its spelling (allowed keys: {', '.join(allowed)})")
+                    if (path + (k,), m) not in seen:
+                        seen.add((path + (k,), m))
                         report.error(doc.pos(*path, k, key=True), m, code)
             continue
         if err.validator == "required":
             pos = doc.pos(*path)
+        elif "propertyNames" in err.absolute_schema_path:
+            pos = doc.pos(*path, err.instance, key=True)
         else:
             pos = doc.pos(*path, key=at_key)
         if (path, msg) in seen:
             continue
         seen.add((path, msg))
         report.error(pos, msg, code)
-    return report
+    return report, broken
