@@ -6,6 +6,7 @@ font and one that fits at no allowed size.
 """
 from __future__ import annotations
 
+import importlib
 import re
 import shutil
 import subprocess
@@ -32,6 +33,15 @@ REV_ORDER = ["spotting.concealing", "spotting.entering", "spotting.concealed-mov
 
 def words(text: str) -> str:
     return " ".join(text.split())
+
+
+@pytest.fixture(scope="module", autouse=True)
+def own_cache(tmp_path_factory):
+    """Measure for real here: a cache of our own, empty at the start."""
+    with pytest.MonkeyPatch.context() as mp:
+        folder = tmp_path_factory.mktemp("cache")
+        mp.setenv("HARMONY_CACHE", str(folder))
+        yield folder
 
 
 @pytest.fixture(scope="module")
@@ -287,3 +297,24 @@ def test_render_html_is_a_printable_page_with_every_card(model, overflowing):
     bad, _ = load(overflowing)
     page = render_html(bad)                      # shown whole and flagged, never cut
     assert page.count('class="card front overflow"') == 1
+
+
+# ------------------------------------------------------------------ the measuring cache
+
+def test_a_measured_set_is_remembered_until_a_card_changes(model, tmp_path, monkeypatch):
+    fitmod = importlib.import_module("harmony.cards.fit")
+    monkeypatch.setenv("HARMONY_CACHE", str(tmp_path))
+    cards = collect(model)
+    first = fit(cards)
+    assert len(list(tmp_path.glob("cards-fit-*.json"))) == 1
+    calls = []
+    real = fitmod.measure
+    monkeypatch.setattr(fitmod, "measure", lambda *a: calls.append(a) or real(*a))
+    assert fit(cards) == first and calls == []            # remembered: no layout
+    cards[0].text += " One more sentence."
+    again = fit(cards)
+    assert calls and again[0].measure.needed >= first[0].measure.needed
+    monkeypatch.setenv("HARMONY_CACHE", "off")
+    calls.clear()
+    fit(cards)
+    assert calls                                          # off: always measured

@@ -7,7 +7,10 @@ card whose words run past the bottom of its text area is laid out again at
 the next smaller size, down to the minimum (7 pt for every size: still
 legible at arm's length). One WeasyPrint layout covers the whole set at each
 step, and only the cards that still overflow go on to the next step, so a
-set that fits costs a single layout (about a second for a few dozen cards).
+set that fits costs a single layout (about a second for a few dozen cards,
+plus a second to import WeasyPrint). The outcome is remembered on disk (see
+:func:`cache_dir`), keyed by everything the layout depends on, so ``harmony
+check`` measures again only when a card, the templates or the fonts change.
 
 A card that does not fit even at the minimum is an error: ``harmony check``
 reports it at the card text in its clause file (code ``card-overflow``), and
@@ -18,7 +21,12 @@ reports it at the card text in its clause file (code ``card-overflow``), and
 """
 from __future__ import annotations
 
+import hashlib
+import json
+import os
 from dataclasses import dataclass
+from importlib import metadata
+from pathlib import Path
 
 from ..check import EXTRA_CHECKS
 from ..diagnostics import Pos, Report
@@ -28,6 +36,8 @@ from .layout import CARD_SIZES
 from .render import measuring_html
 
 PX_MM = 25.4 / 96  # WeasyPrint lays out in CSS pixels
+#: Least space (mm) between the last line of text and the key numbers table.
+KEYS_GAP = 1.5
 #: Size ``harmony check`` measures at: the default of ``harmony cards``.
 CHECK_SIZE = "poker"
 
@@ -90,19 +100,40 @@ def measure(cards: list[CardView], fonts: list[float], size: str) -> list[Measur
             if el is None or getattr(b, "element_tag", None) != "div":
                 continue
             name = el.get("id", "").rpartition("-")[0]
-            if name in ("body", "flow", "foot", "footflow") and name not in found:
+            if name in ("body", "flow", "keys", "foot", "footflow") and name not in found:
                 found[name] = b
-        if len(found) != 4:  # pragma: no cover - the template always has all four
+        if not {"body", "flow", "foot", "footflow"} <= set(found):  # pragma: no cover
             raise RuntimeError(f"card {i}: the card template lost its body, flow or foot box")
         body, flow, foot, footflow = (found[k] for k in ("body", "flow", "foot", "footflow"))
         top = body.content_box_y()
-        out.append(Measure((_bottom(flow) - top) * PX_MM, body.height * PX_MM,
+        available = body.height
+        if "keys" in found:  # the key numbers sit at the bottom; the words must end above them
+            available = found["keys"].position_y - top - KEYS_GAP / PX_MM
+        out.append(Measure((_bottom(flow) - top) * PX_MM, available * PX_MM,
                            footflow.margin_height() * PX_MM, foot.height * PX_MM))
     return out
 
 
-def fit(cards: list[CardView], size: str = "poker") -> list[Fit]:
-    """The largest font of ``size``'s steps at which each card's text fits, smallest step last."""
+def fit(cards: list[CardView], size: str = "poker", cache: bool = True) -> list[Fit]:
+    """The largest font of ``size``'s steps at which each card's text fits, smallest step last.
+
+    With ``cache`` (the default) a set measured before on this machine is not laid out
+    again: see :func:`cache_dir`.
+    """
+    if not cards:
+        return []
+    key = _cache_key(cards, size) if cache else None
+    if key is not None:
+        hit = _cache_read(key, len(cards))
+        if hit is not None:
+            return hit
+    results = _fit(cards, size)
+    if key is not None:
+        _cache_write(key, results)
+    return results
+
+
+def _fit(cards: list[CardView], size: str) -> list[Fit]:
     steps = CARD_SIZES[size].font_steps
     results: list[Fit | None] = [None] * len(cards)
     todo = list(range(len(cards)))
@@ -120,6 +151,83 @@ def fit(cards: list[CardView], size: str = "poker") -> list[Fit]:
                 still.append(i)
         todo = still
     return [r for r in results]  # type: ignore[misc]
+
+
+# ------------------------------------------------------------------ the cache
+#
+# Laying out a card set takes WeasyPrint about a second, plus a second to import it; a
+# set that has not changed since it was last measured need not be laid out again. The
+# key covers everything the layout depends on: the measuring HTML of the whole set (card
+# contents, templates, stylesheet, card size), the font steps, the WeasyPrint and pydyf
+# versions, and the installed font files (path, size, time). A changed card, template
+# or font means a new key; old entries are simply never read again.
+
+FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts", "~/.fonts")
+
+
+def cache_dir() -> Path | None:
+    """Where measured card sets are remembered: ``$HARMONY_CACHE``, else
+    ``$XDG_CACHE_HOME/harmony`` (``~/.cache/harmony``); ``HARMONY_CACHE=off`` turns it off."""
+    env = os.environ.get("HARMONY_CACHE")
+    if env is not None:
+        return None if env.strip().lower() in ("", "0", "off", "no", "false") else Path(env)
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "harmony"
+
+
+def _fonts_fingerprint() -> str:
+    h = hashlib.sha256()
+    for root in FONT_DIRS:
+        root = os.path.expanduser(root)
+        for dirpath, dirnames, filenames in os.walk(root):
+            dirnames.sort()
+            for name in sorted(filenames):
+                try:
+                    st = os.stat(os.path.join(dirpath, name))
+                except OSError:
+                    continue
+                h.update(f"{dirpath}/{name}:{st.st_size}:{int(st.st_mtime)}\n".encode())
+    return h.hexdigest()
+
+
+def _version(dist: str) -> str:
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:  # pragma: no cover
+        return "?"
+
+
+def _cache_key(cards: list[CardView], size: str) -> str | None:
+    if cache_dir() is None:
+        return None
+    steps = CARD_SIZES[size].font_steps
+    h = hashlib.sha256()
+    h.update(measuring_html(cards, [steps[0]] * len(cards), size).encode())
+    h.update(repr((steps, KEYS_GAP, _version("weasyprint"), _version("pydyf"))).encode())
+    h.update(_fonts_fingerprint().encode())
+    return h.hexdigest()
+
+
+def _cache_read(key: str, count: int) -> list[Fit] | None:
+    try:
+        data = json.loads((cache_dir() / f"cards-fit-{key}.json").read_text(encoding="utf-8"))
+        out = [Fit(font, Measure(*m)) for font, m in data]
+    except (OSError, ValueError, TypeError):
+        return None
+    return out if len(out) == count else None
+
+
+def _cache_write(key: str, results: list[Fit]) -> None:
+    folder = cache_dir()
+    data = [[r.font, [r.measure.needed, r.measure.available, r.measure.foot_needed,
+                      r.measure.foot_available]] for r in results]
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        tmp = folder / f".cards-fit-{key}.{os.getpid()}"
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, folder / f"cards-fit-{key}.json")
+    except OSError:
+        pass  # only a cache: a read-only home changes nothing but speed
 
 
 def overflow_message(card: CardView, result: Fit, size: str) -> str:
