@@ -21,8 +21,10 @@ from .schema import schema
 
 def _resolve(s: dict) -> dict:
     while isinstance(s, dict) and "$ref" in s:
-        name = s["$ref"].rsplit("/", 1)[-1]
-        s = schema()["$defs"][name]
+        target = schema()
+        for part in s["$ref"].split("/")[1:]:   # a JSON pointer: #/$defs/scenario/$defs/map
+            target = target[part]
+        s = target
     return s
 
 

@@ -1,0 +1,723 @@
+"""The rules engine: a game state that units move and fire in, decided by a ruleset.
+
+A :class:`Game` holds the map, the units, the side to play, the phase and the
+markers. It moves units hex by hex, applies given combat outcomes (there is
+no combat results table: the caller says ``none``, ``D``, ``DD`` or ``X``)
+and answers questions (is this unit spotted, which opportunity fire attacks
+are open on it now, may these units fire) with :class:`~harmony.rulings.Ruling`
+objects whose ``reasons`` are the clause ids that decided them. Every
+difference between rulebooks comes from the ruleset's parameters; the engine
+never looks at a ruleset's name.
+
+>>> rs = Ruleset.from_values("R", {"spot.adjacent": True, "spot.open-terrain-los": True},
+...                          defaults=TEST_DEFAULTS, clause="spotting.spotted")
+>>> g = Game.from_data(rs, {"columns": 6, "rows": 4, "hexes": {"E3": "woods"}}, [
+...     {"id": "gun", "side": "Soviet", "kind": "gun", "class": "A", "attack": 10,
+...      "range": 8, "defence": 3, "movement": 1, "at": "A2"},
+...     {"id": "tank", "side": "German", "kind": "armoured", "class": "A", "attack": 12,
+...      "range": 8, "defence": 8, "movement": 6, "at": "F2"}],
+...     side="German", phase="movement")
+>>> g.begin_move("tank"); g.enter("E2").hex
+'E2'
+>>> g.spotted("tank")                     # clear hex in the gun's sight
+Ruling(value=True, reasons=['spotting.spotted'])
+>>> g.enter("E3").hex; g.spotted("tank").value   # woods: line of sight is not enough
+'E3'
+False
+>>> g.end_move(); g.end_turn(); g.side, g.phase
+('Soviet', 'fire')
+>>> g.can_fire(["gun"], "tank").value
+False
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from math import floor
+from typing import Any, Iterable
+
+from .hexgrid import Hex, adjacent, distance, label, parse_label
+from .los import Sight, sight
+from .ruleset import Ruleset
+from .rulings import Ruling, Why
+from .terrain import HexMap, MapError
+from .units import Unit
+
+PHASES = ("fire", "movement")
+
+#: Neutral values of every engine parameter, for examples and unit tests that
+#: build a ruleset by hand (``Ruleset.from_values(..., defaults=TEST_DEFAULTS)``).
+#: Real rulesets take their defaults from the parameter registry.
+TEST_DEFAULTS: dict[str, Any] = {
+    "spot.open-terrain-los": True, "spot.adjacent": True, "spot.dispersed-may-spot": False,
+    "spot.transport-may-spot": True, "spot.loaded-may-spot": True, "spot.excluded-classes": [],
+    "spot.firer-in-los": False, "spot.mover-in-los": "none", "spot.concealed-movement": False,
+    "spot.ma1-concealed": False, "spot.revealed-movement": False, "spot.markers": False,
+    "spot.opportunity-marker": False, "spot.marker-off-when-no-los": False,
+    "spot.marker-off-leaving-concealing": False, "spot.marker-off-entering-unspotted": False,
+    "spot.turn-end-clears-movers": False, "spot.turn-end-promotes-opportunity": False,
+    "spot.markers-off-own-fire-phase": False,
+    "opfire.enabled": False, "opfire.activation-fraction": Fraction(0),
+    "opfire.concealing-points-need-spotting": False, "opfire.range-fraction": Fraction(1),
+    "opfire.drm": 0, "opfire.combine": "none", "opfire.per-firer-per-phase": 1,
+    "opfire.per-target-per-phase": 0, "opfire.firer-after": "inverted",
+    "opfire.overrun-immunity": False, "opfire.retrace": False,
+    "interdiction.enabled": False, "interdiction.drm": 0, "interdiction.per-target-per-phase": 1,
+    "interdiction.combine": False, "interdiction.needs-observer": True,
+}
+
+
+class EngineError(ValueError):
+    """An impossible order (a move to a hex that is not adjacent, an unknown unit, ...)."""
+
+
+@dataclass
+class Entry:
+    """What happened as the mover entered one hex: for questions and diagrams."""
+
+    hex: str
+    mp: int
+    spotted: Ruling
+    opfire: Ruling
+    interdiction: Ruling
+    attacks: list[dict] = field(default_factory=list)
+    sights: list[Sight] = field(default_factory=list)
+
+    def as_data(self) -> dict:
+        return {"hex": self.hex, "mp": self.mp, "spotted": self.spotted.value,
+                "opfire": self.opfire.value, "interdiction": self.interdiction.value,
+                "attacks": self.attacks, "sights": [s.as_data() for s in self.sights]}
+
+
+@dataclass
+class Move:
+    """The move in progress."""
+
+    unit: str
+    mode: str = "normal"
+    start: Hex | None = None
+    path: list[Hex] = field(default_factory=list)
+    spent: int = 0
+    entries: list[Entry] = field(default_factory=list)
+    overrun: str | None = None
+    stopped: bool = False
+    #: transient spotting while moving (whole-move or entering), with its reasoning
+    moving_spotted: Ruling | None = None
+
+
+class Game:
+    """The state of play under one ruleset."""
+
+    def __init__(self, ruleset: Ruleset, hexmap: HexMap, units: Iterable[Unit], side: str,
+                 phase: str = "fire", turn: int = 1):
+        self.rules = ruleset
+        self.map = hexmap
+        self.units: dict[str, Unit] = {}
+        for u in units:
+            if u.id in self.units:
+                raise EngineError(f"two units have the id '{u.id}'")
+            self.units[u.id] = u
+        if phase not in PHASES:
+            raise EngineError(f"unknown phase '{phase}' (expected one of {', '.join(PHASES)})")
+        self.side = side
+        self.phase = phase
+        self.turn = turn
+        self.sides: list[str] = []
+        for u in self.units.values():
+            if u.side not in self.sides:
+                self.sides.append(u.side)
+        if side not in self.sides:
+            self.sides.insert(0, side)
+        self.move: Move | None = None
+        self.last_move: Move | None = None
+        #: per phase: opportunity fire / interdiction attacks suffered, and made
+        self.opfire_on: dict[str, int] = {}
+        self.opfire_by: dict[str, int] = {}
+        self.interdicted: dict[str, int] = {}
+        self.interdicted_by: set[str] = set()
+        #: (firer, mover) -> movement points spent continuously in the firer's LOS
+        self.activation: dict[tuple[str, str], int] = {}
+        self.activation_why: dict[tuple[str, str], Why] = {}
+        #: unit -> the reasoning that put its marker on
+        self.marker_why: dict[str, Why] = {}
+        #: unit -> the reasoning that turned it face down or put an opportunity counter on it
+        self.state_why: dict[str, Why] = {}
+        #: every line of sight checked since the last call of take_sights()
+        self.sights: list[Sight] = []
+        self.log: list[str] = []
+
+    # ------------------------------------------------------------ building
+    @classmethod
+    def from_data(cls, ruleset: Ruleset, map_data: dict, unit_data: list[dict], side: str,
+                  phase: str = "fire", turn: int = 1) -> "Game":
+        """A game from plain scenario data (a ``map`` mapping and a ``units`` list)."""
+        hexmap = HexMap.from_data(map_data)
+        units = []
+        for i, d in enumerate(unit_data):
+            try:
+                units.append(Unit.from_data(d, lambda text, path=(), i=i: hexmap.hex(text, ("units", i) + path)))
+            except MapError:
+                raise
+        game = cls(ruleset, hexmap, units, side, phase, turn)
+        for u in game.units.values():
+            if u.loaded_in is not None and u.loaded_in not in game.units:
+                raise EngineError(f"unit '{u.id}' is loaded in '{u.loaded_in}', which is not a unit")
+        return game
+
+    def unit(self, uid: str) -> Unit:
+        try:
+            return self.units[uid]
+        except KeyError:
+            raise EngineError(f"no unit '{uid}' (units: {', '.join(self.units)})") from None
+
+    def hex(self, where: str | Hex) -> Hex:
+        if isinstance(where, Hex):
+            return where
+        try:
+            return self.map.hex(where)
+        except MapError as e:
+            raise EngineError(str(e)) from None
+
+    def alive(self) -> list[Unit]:
+        return [u for u in self.units.values() if not u.eliminated]
+
+    def enemies_of(self, u: Unit, side: str | None = None) -> list[Unit]:
+        return [e for e in self.alive() if e.side != u.side and (side is None or e.side == side)]
+
+    # -------------------------------------------------------- line of sight
+    def sees(self, a: Hex, b: Hex) -> bool:
+        s = sight(self.map, a, b)
+        self.sights.append(s)
+        return s.clear
+
+    def los(self, a: str | Hex, b: str | Hex) -> Ruling:
+        """Line of sight between two hexes (no rulebook decides it: no reasons)."""
+        return Ruling(self.sees(self.hex(a), self.hex(b)), [])
+
+    def take_sights(self) -> list[Sight]:
+        out, self.sights = self.sights, []
+        seen, unique = set(), []
+        for s in out:
+            key = (min(s.a, s.b), max(s.a, s.b))
+            if key not in seen:
+                seen.add(key)
+                unique.append(s)
+        return unique
+
+    # ------------------------------------------------------------ spotting
+    def concealing(self, u: Unit) -> bool:
+        return self.map.terrain(u.hex).concealing
+
+    def may_spot(self, s: Unit, why: Why) -> bool:
+        """May ``s`` spot at all (dispersal, transports, loaded units, weapon class)?"""
+        if s.eliminated:
+            return False
+        if s.dispersed and not why.p("spot.dispersed-may-spot"):
+            return False
+        if s.transport and not why.p("spot.transport-may-spot"):
+            return False
+        if s.loaded and not why.p("spot.loaded-may-spot"):
+            return False
+        excluded = self.rules["spot.excluded-classes"]
+        if excluded or s.weapon.startswith("C"):
+            excluded = why.p("spot.excluded-classes")
+            if s.weapon in excluded:
+                return False
+        return True
+
+    def _eligible_seers(self, target: Unit, why: Why, side: str | None = None) -> list[Unit]:
+        return [e for e in self.enemies_of(target, side) if self.sees(e.hex, target.hex)
+                and self.may_spot(e, why)]
+
+    def spotted(self, uid: str, by: str | None = None) -> Ruling:
+        """Is the unit spotted by side ``by`` (default: by any enemy)?"""
+        u = self.unit(uid)
+        why = Why(self.rules)
+        if u.eliminated:
+            return why.ruling(False, "eliminated")
+        value, detail = self._spotted(u, why, by)
+        return why.ruling(value, detail)
+
+    def _spotted(self, u: Unit, why: Why, by: str | None = None) -> tuple[bool, str]:
+        if not self.concealing(u):
+            if why.p("spot.open-terrain-los"):
+                for e in self.enemies_of(u, by):
+                    if self.sees(e.hex, u.hex) and self.may_spot(e, why):
+                        return True, f"in the open, seen by {e.id}"
+            return False, "in the open, seen by no eligible enemy"
+        if why.p("spot.adjacent"):
+            for e in self.enemies_of(u, by):
+                if adjacent(e.hex, u.hex) and self.may_spot(e, why):
+                    return True, f"adjacent to {e.id}"
+        if u.markers & {"spotted", "opportunity-spotted"}:
+            why.add(self.marker_why.get(u.id))
+            return True, "marked spotted"
+        mv = self.move
+        if mv is not None and mv.unit == u.id:
+            if mv.moving_spotted is not None:
+                why.add(mv.moving_spotted)
+                if mv.moving_spotted.value:
+                    return True, "seen while moving"
+        return False, "in concealing terrain, not spotted"
+
+    def _place_marker(self, u: Unit, why: Why, opportunity: bool = False) -> None:
+        """Record spotting in concealing terrain with a marker (if the rules use markers)."""
+        if not self.concealing(u) or not why.p("spot.markers"):
+            return
+        kind = "spotted"
+        if opportunity and why.p("spot.opportunity-marker"):
+            kind = "opportunity-spotted"
+        if "spotted" in u.markers and kind == "opportunity-spotted":
+            return
+        u.markers.discard("opportunity-spotted" if kind == "spotted" else "spotted")
+        u.markers.add(kind)
+        keep = why.child()
+        keep.add(why)
+        self.marker_why[u.id] = keep
+
+    def _remove_marker(self, u: Unit) -> None:
+        u.markers.discard("spotted")
+        u.markers.discard("opportunity-spotted")
+        self.marker_why.pop(u.id, None)
+
+    def _markers_housekeeping(self) -> None:
+        """Markers that come off at once: out of every eligible enemy's sight, or out of cover."""
+        for u in self.alive():
+            if not u.markers & {"spotted", "opportunity-spotted"}:
+                continue
+            why = Why(self.rules)
+            if not self.concealing(u):
+                if why.p("spot.marker-off-leaving-concealing"):
+                    self._remove_marker(u)
+                continue
+            if why.p("spot.marker-off-when-no-los"):
+                if not self._eligible_seers(u, why):
+                    self._remove_marker(u)
+
+    def _spot_firer(self, u: Unit, opportunity: bool) -> None:
+        """A unit in cover that fires in sight of an eligible enemy is spotted (where the rules say so)."""
+        if not self.concealing(u):
+            return
+        why = Why(self.rules)
+        if not why.p("spot.firer-in-los"):
+            return
+        if self._eligible_seers(u, why):
+            self._place_marker(u, why, opportunity)
+
+    # ---------------------------------------------------------------- fire
+    def can_fire(self, firers: list[str], target: str) -> Ruling:
+        """May these units fire directly at ``target`` now (in their fire phase)?"""
+        why = Why(self.rules)
+        t = self.unit(target)
+        if t.eliminated:
+            return why.ruling(False, "target eliminated")
+        units = [self.unit(f) for f in firers]
+        for f in units:
+            if f.side != self.side or self.phase != "fire":
+                return why.ruling(False, f"{f.id} may fire only in its own fire phase")
+            problem = self._cannot_fire(f, t)
+            if problem:
+                why.add(self.state_why.get(f.id))
+                return why.ruling(False, problem)
+        side = units[0].side
+        if len({f.side for f in units}) > 1:
+            return why.ruling(False, "firers of different sides")
+        ok, detail = self._spotted(t, why, side)
+        if not ok:
+            return why.ruling(False, f"{target} is not spotted ({detail})")
+        return why.ruling(True, detail)
+
+    def _cannot_fire(self, f: Unit, t: Unit) -> str | None:
+        if f.eliminated:
+            return f"{f.id} is eliminated"
+        if not f.face_up:
+            return f"{f.id} is face down"
+        if f.dispersed:
+            return f"{f.id} is dispersed"
+        if not f.direct_fire:
+            return f"{f.id} cannot fire directly"
+        if "opportunity-fire" in f.markers:
+            return f"{f.id} has an opportunity fire counter"
+        if f.loaded:
+            return f"{f.id} is loaded"
+        if f.side == t.side:
+            return f"{f.id} and {t.id} are on the same side"
+        if not self.sees(f.hex, t.hex):
+            return f"{f.id} has no line of sight to {t.id}"
+        if distance(f.hex, t.hex) > f.range:
+            return f"{t.id} is out of {f.id}'s range"
+        return None
+
+    def fire(self, firers: list[str], target: str, result: str) -> Ruling:
+        """Direct fire with a given outcome; applied only if the fire is allowed."""
+        ok = self.can_fire(firers, target)
+        if ok.value:
+            t = self.unit(target)
+            t.apply_result(result, self.turn)
+            for f in firers:
+                u = self.unit(f)
+                u.face_up = False
+                self._spot_firer(u, opportunity=False)
+            if t.eliminated:
+                self._remove_marker(t)
+            self._markers_housekeeping()
+            self.log.append(f"{', '.join(firers)} fire at {target}: {result}")
+        else:
+            self.log.append(f"{', '.join(firers)} may not fire at {target}: {ok.detail}")
+        return ok
+
+    # ------------------------------------------------------------ movement
+    def begin_move(self, uid: str, mode: str = "normal", overrun: str | None = None) -> None:
+        """Start moving a unit of the side to play, in its movement phase."""
+        if self.move is not None:
+            self.end_move()
+        u = self.unit(uid)
+        if u.eliminated:
+            raise EngineError(f"unit '{uid}' is eliminated and cannot move")
+        if u.side != self.side or self.phase != "movement":
+            raise EngineError(f"unit '{uid}' ({u.side}) cannot move now: it is the {self.side} "
+                              f"{self.phase} phase")
+        if mode not in ("normal", "concealed", "revealed"):
+            raise EngineError(f"unknown movement mode '{mode}'")
+        self.move = Move(uid, mode, u.hex, overrun=overrun)
+
+    def enter(self, where: str | Hex, mp: int | None = None) -> Entry:
+        """Move the current mover into an adjacent hex (or its own hex, for revealed movement).
+
+        Spotting, markers and activation counts are updated; the returned
+        :class:`Entry` says which opportunity fire and interdiction attacks
+        are open on the mover there.
+        """
+        mv = self.move
+        if mv is None:
+            raise EngineError("no unit is moving: call begin_move first")
+        u = self.unit(mv.unit)
+        if mv.stopped or u.eliminated:
+            raise EngineError(f"unit '{u.id}' has stopped and cannot move on")
+        h = self.hex(where)
+        if mv.mode == "revealed":
+            if h != u.hex:
+                raise EngineError(f"revealed movement stays in hex {label(u.hex)}, not {label(h)}")
+        elif not adjacent(u.hex, h):
+            raise EngineError(f"hex {label(h)} is not adjacent to {label(u.hex)}, where {u.id} is")
+        if mv.mode == "concealed" and mv.path:
+            raise EngineError("concealed movement enters one adjacent hex only")
+        cost = u.movement if mv.mode == "concealed" else (self.map.terrain(h).move_cost if mp is None else mp)
+        if mv.spent + cost > u.movement and mv.mode != "revealed":
+            raise EngineError(f"{u.id} has spent {mv.spent} of its {u.movement} movement points and "
+                              f"cannot spend {cost} more to enter {label(h)}")
+        old = u.hex
+        u.hex = h
+        mv.path.append(h)
+        mv.spent += cost
+        entry_why = self._spot_mover(u, mv, old, h)
+        self._markers_housekeeping()
+        self._count_activation(u, h, cost)
+        entry = Entry(label(h), cost, self.spotted(u.id), self.opfire_options(u.id),
+                      self.interdiction_options(u.id))
+        entry.spotted.settings.update({k: v for k, v in entry_why.settings.items()
+                                       if k not in entry.spotted.settings})
+        entry.spotted.reasons = sorted({s.clause for s in entry.spotted.settings.values() if s.clause})
+        entry.sights = self.take_sights()
+        mv.entries.append(entry)
+        return entry
+
+    def _spot_mover(self, u: Unit, mv: Move, old: Hex, h: Hex) -> Why:
+        """Spotting of the mover by line of sight as it enters ``h``."""
+        why = Why(self.rules)
+        mv.moving_spotted = None
+        if not self.map.terrain(h).concealing:
+            return why
+        rule = why.p("spot.mover-in-los")
+        seen = False
+        if mv.mode == "revealed":
+            if why.p("spot.revealed-movement"):
+                seen = bool(self._eligible_seers(u, why))
+        elif rule == "whole-move":
+            seen = bool(self._eligible_seers(u, why))
+        elif rule == "entering":
+            concealed = mv.mode == "concealed" and why.p("spot.concealed-movement")
+            if not concealed and u.movement == 1 and why.p("spot.ma1-concealed"):
+                concealed = True
+            if not concealed:
+                seen = bool(self._eligible_seers(u, why))
+        if seen:
+            mv.moving_spotted = why.ruling(True)
+            if rule == "entering" or mv.mode == "revealed":
+                self._place_marker(u, why)
+        else:
+            mv.moving_spotted = why.ruling(False)
+            if h != old and u.markers & {"spotted", "opportunity-spotted"}:
+                if why.p("spot.marker-off-entering-unspotted"):
+                    adjacent_spot = Why(self.rules)
+                    if not (adjacent_spot.p("spot.adjacent") and any(
+                            adjacent(e.hex, u.hex) and self.may_spot(e, adjacent_spot)
+                            for e in self.enemies_of(u))):
+                        self._remove_marker(u)
+        return why
+
+    def _count_activation(self, u: Unit, h: Hex, cost: int) -> None:
+        """Movement points the mover spends continuously in each enemy unit's sight."""
+        for f in self.enemies_of(u):
+            key = (f.id, u.id)
+            if not self.sees(f.hex, h):
+                self.activation[key] = 0
+                self.activation_why.pop(key, None)
+                continue
+            why = self.activation_why.setdefault(key, Why(self.rules))
+            if self.map.terrain(h).concealing and why.p("opfire.concealing-points-need-spotting"):
+                if not self._spotted(u, why.child(), f.side)[0]:
+                    continue
+            self.activation[key] = self.activation.get(key, 0) + cost
+
+    def end_move(self) -> None:
+        """Finish the move in progress (transient spotting of the mover ends).
+
+        The finished move stays readable as :attr:`last_move`.
+        """
+        mv, self.move = self.move, None
+        if mv is not None:
+            mv.moving_spotted = None
+            self.last_move = mv
+            self._markers_housekeeping()
+
+    # ---------------------------------------------------- opportunity fire
+    def _firer_problem(self, f: Unit, t: Unit, why: Why) -> str | None:
+        if f.eliminated or f.side == t.side:
+            return "not an enemy"
+        if not f.face_up:
+            return "face down"
+        if f.dispersed:
+            return "dispersed"
+        if not f.direct_fire or not f.may_opfire:
+            return "no direct fire"
+        if f.loaded:
+            return "loaded"
+        if "opportunity-fire" in f.markers:
+            return "has an opportunity fire counter"
+        return None
+
+    def opfire_options(self, target: str) -> Ruling:
+        """The opportunity fire attacks open on ``target`` now: ``[{firers, drm}]``."""
+        why = Why(self.rules)
+        t = self.unit(target)
+        mv = self.move
+        if not why.p("opfire.enabled"):
+            return why.ruling([], "the rulebook has no opportunity fire")
+        if t.eliminated or mv is None or mv.unit != t.id:
+            return why.ruling([], "only a unit on the move may be attacked")
+        limit = why.p("opfire.per-target-per-phase")
+        if limit and self.opfire_on.get(t.id, 0) >= limit:
+            return why.ruling([], "already attacked by opportunity fire this phase")
+        if mv.overrun and mv.path and self.unit(mv.overrun).hex == t.hex and not self.unit(mv.overrun).eliminated:
+            if why.p("opfire.overrun-immunity"):
+                return why.ruling([], "immune while in the hex of the unit it overruns")
+        candidates = []
+        for f in self.enemies_of(t):
+            if self._firer_problem(f, t, why):
+                continue
+            if not self.sees(f.hex, t.hex):
+                continue
+            candidates.append(f)
+        if not candidates:
+            return why.ruling([], "no eligible unit has line of sight")
+        per_firer = why.p("opfire.per-firer-per-phase")
+        candidates = [f for f in candidates if not per_firer or self.opfire_by.get(f.id, 0) < per_firer]
+        if not candidates:
+            return why.ruling([], "every firer has used its opportunity fire this phase")
+        ok, detail = self._spotted(t, why)
+        if not ok:
+            return why.ruling([], f"not spotted ({detail})")
+        fraction = why.p("opfire.range-fraction")
+        candidates = [f for f in candidates if distance(f.hex, t.hex) <= floor(f.range * fraction)]
+        if not candidates:
+            return why.ruling([], "out of range")
+        threshold = floor(t.movement * why.p("opfire.activation-fraction"))
+        if threshold > 0:
+            active = []
+            for f in candidates:
+                why.add(self.activation_why.get((f.id, t.id)))
+                if self.activation.get((f.id, t.id), 0) >= threshold:
+                    active.append(f)
+            candidates = active
+            if not candidates:
+                return why.ruling([], f"not activated: fewer than {threshold} movement points "
+                                      "spent continuously in sight")
+        drm = why.p("opfire.drm") + self.map.terrain(t.hex).drm
+        combine = why.p("opfire.combine")
+        groups: list[list[str]]
+        if combine == "any":
+            groups = [sorted(f.id for f in candidates)]
+        elif combine == "adjacent-hex":
+            groups, by_hex = [], {}
+            for f in candidates:
+                if adjacent(f.hex, t.hex):
+                    by_hex.setdefault(f.hex, []).append(f.id)
+                else:
+                    groups.append([f.id])
+            groups += [sorted(ids) for ids in by_hex.values()]
+        else:
+            groups = [[f.id] for f in candidates]
+        value = [{"firers": g, "drm": drm} for g in sorted(groups)]
+        return why.ruling(value, "open")
+
+    def opportunity_fire(self, firers: list[str], result: str) -> Ruling:
+        """Opportunity fire on the current mover with a given outcome (if the attack is open)."""
+        mv = self.move
+        if mv is None:
+            raise EngineError("opportunity fire needs a unit on the move")
+        t = self.unit(mv.unit)
+        open_ = self.opfire_options(t.id)
+        group = next((g for g in open_.value if set(firers) <= set(g["firers"])), None)
+        if group is None or not firers:
+            return Ruling(False, open_.reasons, open_.settings, f"not open: {open_.detail}")
+        why = Why(self.rules)
+        why.add(open_)
+        after = why.p("opfire.firer-after")
+        self._attack_mover(t, mv, result)
+        self.opfire_on[t.id] = self.opfire_on.get(t.id, 0) + 1
+        for fid in firers:
+            f = self.unit(fid)
+            self.opfire_by[fid] = self.opfire_by.get(fid, 0) + 1
+            if after == "inverted":
+                f.face_up = False
+            else:
+                f.markers.add("opportunity-fire")
+            keep = self.state_why.setdefault(fid, Why(self.rules))
+            keep.settings["opfire.firer-after"] = why.settings["opfire.firer-after"]
+            self._spot_firer(f, opportunity=True)
+        self._markers_housekeeping()
+        if mv.entries:
+            mv.entries[-1].attacks.append({"opfire": sorted(firers), "result": result})
+        return why.ruling(True, f"made, drm {group['drm']}")
+
+    def _attack_mover(self, t: Unit, mv: Move, result: str) -> None:
+        t.apply_result(result, self.turn)
+        if t.eliminated:
+            self._remove_marker(t)
+            mv.stopped = True
+        elif result in ("D", "DD"):
+            mv.stopped = True
+
+    # -------------------------------------------------------- interdiction
+    def interdiction_options(self, target: str) -> Ruling:
+        """The interdiction attacks open on ``target`` now: ``[{firer, hex, drm}]``."""
+        why = Why(self.rules)
+        t = self.unit(target)
+        mv = self.move
+        if not why.p("interdiction.enabled"):
+            return why.ruling([], "the rulebook has no interdiction")
+        if t.eliminated or mv is None or mv.unit != t.id:
+            return why.ruling([], "only a unit on the move may be interdicted")
+        firers = [f for f in self.enemies_of(t) if t.hex in f.registration and f.indirect_fire
+                  and f.face_up and not f.dispersed and f.id not in self.interdicted_by]
+        if not firers:
+            return why.ruling([], "no registration marker of an eligible unit in the hex")
+        limit = why.p("interdiction.per-target-per-phase")
+        if limit and self.interdicted.get(t.id, 0) >= limit:
+            return why.ruling([], "already interdicted this phase")
+        ok, detail = self._spotted(t, why)
+        if not ok:
+            return why.ruling([], f"not spotted ({detail})")
+        if why.p("interdiction.needs-observer"):
+            observers = [o for o in self.enemies_of(t) if o.face_up and not o.dispersed
+                         and self.sees(o.hex, t.hex)]
+            if not observers:
+                return why.ruling([], "no face-up observer has line of sight to the hex")
+        drm = why.p("interdiction.drm") + self.map.terrain(t.hex).drm
+        if why.p("interdiction.combine"):
+            value = [{"firers": sorted(f.id for f in firers), "hex": label(t.hex), "drm": drm}]
+        else:
+            value = [{"firer": f.id, "hex": label(t.hex), "drm": drm} for f in sorted(firers, key=lambda f: f.id)]
+        return why.ruling(value, "open")
+
+    def interdict(self, firer: str, result: str) -> Ruling:
+        """An interdiction attack on the current mover with a given outcome (if open)."""
+        mv = self.move
+        if mv is None:
+            raise EngineError("interdiction needs a unit on the move")
+        t = self.unit(mv.unit)
+        open_ = self.interdiction_options(t.id)
+        if not any(o.get("firer") == firer or firer in o.get("firers", []) for o in open_.value):
+            return Ruling(False, open_.reasons, open_.settings, f"not open: {open_.detail}")
+        self._attack_mover(t, mv, result)
+        self.interdicted[t.id] = self.interdicted.get(t.id, 0) + 1
+        self.interdicted_by.add(firer)
+        self.unit(firer).face_up = False
+        self._markers_housekeeping()
+        if mv.entries:
+            mv.entries[-1].attacks.append({"interdiction": firer, "result": result})
+        return Ruling(True, open_.reasons, open_.settings, "made")
+
+    # --------------------------------------------------------- the sequence
+    def _reset_phase(self) -> None:
+        self.opfire_on.clear()
+        self.opfire_by.clear()
+        self.interdicted.clear()
+        self.interdicted_by.clear()
+        self.activation.clear()
+        self.activation_why.clear()
+
+    def end_phase(self) -> None:
+        """End the current phase: fire -> movement -> (end of the player turn)."""
+        if self.move is not None:
+            self.end_move()
+        if self.phase == "fire":
+            self.phase = "movement"
+            self._reset_phase()
+        else:
+            self.end_turn()
+
+    def end_turn(self) -> None:
+        """End the player turn of the side to play, with the rulebook's housekeeping."""
+        if self.move is not None:
+            self.end_move()
+        ending = self.side
+        why = Why(self.rules)
+        for u in self.alive():
+            if u.side == ending:
+                u.face_up = True
+                u.markers.discard("opportunity-fire")
+                self.state_why.pop(u.id, None)
+                if u.dispersed and u.dispersed_in < self.turn:
+                    u.dispersal = "none"
+            else:
+                if "spotted" in u.markers and u.movement > 0 and why.p("spot.turn-end-clears-movers"):
+                    self._remove_marker(u)
+                if "opportunity-spotted" in u.markers and why.p("spot.turn-end-promotes-opportunity"):
+                    u.markers.discard("opportunity-spotted")
+                    u.markers.add("spotted")
+                    self.marker_why.setdefault(u.id, Why(self.rules)).add(why)
+        i = self.sides.index(ending)
+        self.side = self.sides[(i + 1) % len(self.sides)]
+        self.phase = "fire"
+        self.turn += 1
+        self._reset_phase()
+        for u in self.alive():
+            if u.side == self.side and u.markers & {"spotted", "opportunity-spotted"} \
+                    and why.p("spot.markers-off-own-fire-phase"):
+                self._remove_marker(u)
+        self._markers_housekeeping()
+
+    # ------------------------------------------------------------- reading
+    def markers(self, uid: str) -> Ruling:
+        """The markers on a unit; the reasons are the clauses that put them there."""
+        u = self.unit(uid)
+        why = Why(self.rules)
+        if u.markers & {"spotted", "opportunity-spotted"}:
+            why.add(self.marker_why.get(u.id))
+        if "opportunity-fire" in u.markers:
+            why.add(self.state_why.get(u.id))
+        return why.ruling(sorted(u.markers))
+
+    def where(self, uid: str) -> str:
+        u = self.unit(uid)
+        return "eliminated" if u.eliminated else label(u.hex)
+
+    def snapshot(self) -> dict:
+        """Plain data for diagrams: units, the side and phase, markers."""
+        return {"turn": self.turn, "side": self.side, "phase": self.phase,
+                "units": [u.state() for u in self.units.values()]}
+
+
+__all__ = ["Game", "Entry", "Move", "EngineError", "Ruling", "Ruleset", "TEST_DEFAULTS", "parse_label"]

@@ -1,0 +1,192 @@
+"""Rulesets: every engine parameter resolved for one rulebook and its options.
+
+A ruleset is named by a source key, optionally with options switched on:
+``"REV"``, ``"PL+opportunity-fire"``, ``"REV+concealed-movement"``. Each
+parameter of the registry (``rules_data/parameters.yaml``) is resolved, in
+order of precedence:
+
+1. the source's own cells that set it (an ``optional`` or ``tournament``
+   cell only when its option is on; an enabled option's cell wins over a
+   plain rule cell of the same source);
+2. the same, for its base (REV and DB build on PB), then the base's base;
+3. the parameter's declared ``default``. When an optional cell of the chain
+   would set the parameter but its option is off, the default is kept and
+   that cell's clause is named as the reason (origin ``option-off``).
+
+Each value remembers the clause that set it (:class:`Setting`), so the engine
+can say *why* it ruled as it did. The engine never looks at a ruleset's name.
+
+>>> rs = Ruleset.from_values("X", {"opfire.drm": 1, "opfire.range-fraction": "1/2"})
+>>> rs["opfire.drm"], rs["opfire.range-fraction"]
+(1, Fraction(1, 2))
+>>> rs.setting("opfire.drm")
+Setting(name='opfire.drm', value=1, clause='test.x', source='X', origin='own', cell='test.x@X')
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any, Iterable
+
+from .model import Model
+
+ENABLED_ALWAYS = ("rule", "nil", "not-covered")
+OPTIONAL = ("optional", "tournament")
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One resolved parameter and where its value came from."""
+
+    name: str
+    value: Any
+    clause: str | None       # the clause id that set it; None for the declared default
+    source: str | None       # the source whose cell set it (REV's base PB, say)
+    origin: str              # own | base | default | option-off (default kept: the option that
+                             # would set it is off, and its clause is named)
+    cell: str | None = None  # "clause-id@SOURCE"
+
+
+class RulesetError(ValueError):
+    """An unknown source or option in a ruleset name."""
+
+
+def parse_name(name: str) -> tuple[str, tuple[str, ...]]:
+    """Split ``"REV+concealed-movement"`` into the source key and its options.
+
+    >>> parse_name("REV+concealed-movement+revealed-movement")
+    ('REV', ('concealed-movement', 'revealed-movement'))
+    """
+    key, *options = name.split("+")
+    return key, tuple(options)
+
+
+def coerce(type_: str | None, value: Any) -> Any:
+    """A parameter value in the engine's terms (fractions as :class:`Fraction`)."""
+    if type_ == "fraction" and value is not None:
+        return Fraction(value) if not isinstance(value, bool) else value
+    if type_ == "list" and value is None:
+        return []
+    return value
+
+
+@dataclass
+class Ruleset:
+    """The parameters of one ruleset, each with the clause that set it."""
+
+    name: str
+    source: str
+    options: tuple[str, ...] = ()
+    settings: dict[str, Setting] = field(default_factory=dict)
+    #: the chain of sources consulted, own first (["REV", "PB"])
+    chain: tuple[str, ...] = ()
+
+    # ------------------------------------------------------------ building
+    @classmethod
+    def from_model(cls, model: Model, name: str) -> "Ruleset":
+        """Resolve every registered parameter for ``name`` (e.g. ``"REV+concealed-movement"``).
+
+        Raises :class:`RulesetError` for an unknown source or an option that
+        no cell of the source (or its bases) names.
+        """
+        key, options = parse_name(name)
+        if key not in model.sources:
+            raise RulesetError(f"unknown ruleset source '{key}' (known: {', '.join(sorted(model.sources))})")
+        chain: list[str] = []
+        cur: str | None = key
+        while cur and cur not in chain and cur in model.sources:
+            chain.append(cur)
+            cur = model.sources[cur].base
+        known_options = sorted({c.option for cl in model.clauses.values() for s, c in cl.cells.items()
+                                if s in chain and c.option})
+        for opt in options:
+            if opt not in known_options:
+                raise RulesetError(f"{key} has no option '{opt}' (its options: "
+                                   f"{', '.join(known_options) or 'none'})")
+        clauses = sorted(model.clauses.values(), key=lambda c: (c.file, c.pos().line, c.id))
+        settings: dict[str, Setting] = {}
+        for pname, param in sorted(model.parameters.items()):
+            settings[pname] = _resolve(pname, param.type, param.default, chain, options, clauses)
+        return cls(name=name, source=key, options=options, settings=settings, chain=tuple(chain))
+
+    @classmethod
+    def from_values(cls, name: str, values: dict[str, Any], defaults: dict[str, Any] | None = None,
+                    clause: str = "test.x") -> "Ruleset":
+        """A ruleset from plain values (for tests): each value 'set' by ``clause``.
+
+        ``defaults`` (e.g. :data:`DEFAULTS` read from a registry) fill the rest
+        with no clause behind them.
+        """
+        settings = {}
+        for pname, value in (defaults or {}).items():
+            settings[pname] = Setting(pname, _guess(value), None, None, "default")
+        for pname, value in values.items():
+            settings[pname] = Setting(pname, _guess(value), clause, name, "own", f"{clause}@{name}")
+        return cls(name=name, source=name, settings=settings, chain=(name,))
+
+    # ------------------------------------------------------------- reading
+    def __getitem__(self, pname: str) -> Any:
+        return self.setting(pname).value
+
+    def setting(self, pname: str) -> Setting:
+        try:
+            return self.settings[pname]
+        except KeyError:
+            raise KeyError(f"ruleset {self.name} has no parameter '{pname}' "
+                           "(declare it in rules_data/parameters.yaml)") from None
+
+    def get(self, pname: str, default: Any = None) -> Any:
+        s = self.settings.get(pname)
+        return default if s is None else s.value
+
+    def clauses(self) -> list[str]:
+        """Every clause that sets one of this ruleset's parameters."""
+        return sorted({s.clause for s in self.settings.values() if s.clause})
+
+    def as_data(self) -> dict:
+        """Plain data: parameter -> value and clause, for the site and tests."""
+        return {n: {"value": str(s.value) if isinstance(s.value, Fraction) else s.value,
+                    "clause": s.clause, "cell": s.cell, "origin": s.origin}
+                for n, s in sorted(self.settings.items())}
+
+
+def _guess(value: Any) -> Any:
+    if isinstance(value, str) and "/" in value:
+        try:
+            return Fraction(value)
+        except ValueError:
+            return value
+    return value
+
+
+def _resolve(pname: str, ptype: str, default: Any, chain: Iterable[str], options: tuple[str, ...],
+             clauses: list) -> Setting:
+    off = None   # the first optional cell of the chain that would set it, its option off
+    for depth, src in enumerate(chain):
+        plain_hit = option_hit = None
+        for clause in clauses:
+            cell = clause.cells.get(src)
+            if cell is None or pname not in (cell.params or {}):
+                continue
+            if cell.status in OPTIONAL:
+                if cell.option in options and option_hit is None:
+                    option_hit = cell
+                elif cell.option not in options and off is None:
+                    off = (cell, src)
+            elif plain_hit is None:
+                plain_hit = cell
+        hit = option_hit or plain_hit
+        if hit is not None:
+            return Setting(pname, coerce(ptype, hit.params[pname]), hit.clause_id, src,
+                           "own" if depth == 0 else "base", f"{hit.clause_id}@{src}")
+    if off is not None:
+        # Not set, because the optional rule that would set it is off: that clause decides.
+        cell, src = off
+        return Setting(pname, coerce(ptype, default), cell.clause_id, src, "option-off",
+                       f"{cell.clause_id}@{src}")
+    return Setting(pname, coerce(ptype, default), None, None, "default")
+
+
+def registry_defaults(model: Model) -> dict[str, Any]:
+    """Each registered parameter's declared default (for :meth:`Ruleset.from_values`)."""
+    return {n: coerce(p.type, p.default) for n, p in model.parameters.items()}
