@@ -277,17 +277,22 @@ def run_rulings(model: Model, scenario_id: str) -> tuple[dict, str | None]:
     run = engine()
     if run is None:
         return {}, "no rules engine (harmony.scenario) in this checkout"
+    import harmony.scenario as sc_module
+    cache = getattr(sc_module, "_RULESETS", None)
+    if isinstance(cache, dict):
+        cache.clear()  # keyed by id(model): another model may have had this id before
     try:
         result = run(model, scenario_id)
     except Exception as e:  # noqa: BLE001  the old side may not fit today's engine
         return {}, f"{type(e).__name__}: {e}"
+    errors = [getattr(d, "message", str(d)) for d in _row(result, "errors", []) or []]
     rows = {}
     for r in _row(result, "rulings", []) or []:
         key = (_row(r, "step"), str(_row(r, "question")), str(_row(r, "ruleset")))
         rows[key] = {"actual": _jsonable(_row(r, "actual")),
                      "reasons": sorted(map(str, _row(r, "reasons", []) or [])),
                      "expected": _jsonable(_row(r, "expected"))}
-    return rows, None
+    return rows, ("; ".join(errors) if errors else None)
 
 
 def ruling_diff(old: Model, new: Model, clauses: dict | None = None) -> tuple[list[dict], list[dict]]:
@@ -301,9 +306,8 @@ def ruling_diff(old: Model, new: Model, clauses: dict | None = None) -> tuple[li
         for side, err in (("old", err_old), ("new", err_new)):
             if err:
                 problems.append({"scenario": sid, "side": side, "error": err})
-        if err_old or err_new:
-            if err_old and err_new:
-                continue
+        if not before and not after:
+            continue
         for key in sorted(set(before) | set(after), key=lambda k: (str(k[0]), k[1], k[2])):
             a, b = before.get(key), after.get(key)
             if a is not None and b is not None and a["actual"] == b["actual"] and a["reasons"] == b["reasons"]:
@@ -326,9 +330,22 @@ def ruling_diff(old: Model, new: Model, clauses: dict | None = None) -> tuple[li
 # ------------------------------------------------------------ text
 
 def _v(value: Any) -> str:
+    """A value for a line of the diff: change records, relations and versions in words.
+
+    >>> _v({"version": "0.2", "note": "Now standard."}), _v({"type": "amends", "clauses": ["a@PL"]})
+    ('0.2: Now standard.', 'amends a@PL')
+    """
     if value is None:
         return "(none)"
-    return json.dumps(value, ensure_ascii=False, sort_keys=True) if not isinstance(value, str) else value
+    if isinstance(value, str):
+        return value
+    if isinstance(value, dict) and set(value) == {"version", "note"}:
+        return f"{value['version']}: {value['note']}"
+    if isinstance(value, dict) and set(value) == {"type", "clauses"}:
+        return f"{value['type']} {', '.join(value['clauses']) or '(no clause)'}"
+    if isinstance(value, list) and value and all(isinstance(v, dict) and "version" in v for v in value):
+        return "; ".join(f"{v['version']} ({v.get('date')})" for v in value)
+    return json.dumps(value, ensure_ascii=False, sort_keys=True)
 
 
 def is_empty(d: dict) -> bool:

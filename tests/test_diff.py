@@ -1,0 +1,275 @@
+"""harmony diff: text, parameter and ruling changes between two states of rules_data."""
+import json
+import shutil
+import subprocess
+from pathlib import Path
+
+import docutils.core
+import docutils.utils
+import pytest
+
+from harmony.cli import main
+from harmony.diff import changes_rst, diff_models, engine, rst_escape, to_text, version_pages
+from harmony.loader import load
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "rules_data"
+FIXTURE = ROOT / "tests" / "fixtures" / "consistency" / "rules_data"
+
+
+def copy(src: Path, dest: Path) -> Path:
+    shutil.copytree(src, dest)
+    return dest
+
+
+def edit(folder: Path, name: str, old: str, new: str) -> None:
+    path = folder / name
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} not found once in {name}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def model(folder: Path):
+    m, report = load(folder)
+    assert report.errors == [], report.to_text()
+    return m
+
+
+def rst_problems(text: str) -> list[str]:
+    """Render reStructuredText with docutils; the messages of every warning or error."""
+    out = docutils.core.publish_parts(text, writer="html", settings_overrides={
+        "report_level": 2, "halt_level": 5, "warning_stream": False})
+    body = out["body"]
+    return [line for line in body.splitlines() if "system-message" in line]
+
+
+@pytest.fixture
+def pair(tmp_path):
+    old = copy(FIXTURE, tmp_path / "old")
+    new = copy(FIXTURE, tmp_path / "new")
+    return old, new
+
+
+# ------------------------------------------------------------ text and parameters
+
+def test_nothing_changed(pair):
+    old, new = pair
+    d = diff_models(model(old), model(new), rulings=False)
+    assert d["clauses"] == {"added": [], "removed": [], "changed": {}}
+    assert "no changes" in to_text(d)
+
+
+def test_a_changed_modifier_shows_in_parameters_and_words(pair):
+    old, new = pair
+    edit(new, "opportunity-fire.yaml", "opfire.drm: 1,", "opfire.drm: 2,")
+    edit(new, "opportunity-fire.yaml", "A spotted mover entering a hex", "A spotted mover that enters a hex")
+    d = diff_models(model(old), model(new), rulings=False)
+    cell = d["clauses"]["changed"]["opportunity-fire.rule"]["cells"]["REV"]
+    assert cell["params"] == [{"name": "opfire.drm", "old": 1, "new": 2, "added": False,
+                               "removed": False}]
+    assert "mover [-entering-]{+that enters+} a hex" in cell["text"]["diff"]
+    text = to_text(d)
+    assert "~ opportunity-fire.rule" in text
+    assert "REV param opfire.drm: 1 -> 2" in text
+    assert "REV text: " in text and "{+that enters+}" in text
+
+
+def test_reflowed_text_is_not_a_change(pair):
+    old, new = pair
+    edit(new, "spotting.yaml", "        text: As the second game, with markers.",
+         "        text: As the second\n          game,   with markers.")
+    assert diff_models(model(old), model(new), rulings=False)["clauses"]["changed"] == {}
+
+
+def test_added_and_removed_clauses_status_and_registry(pair):
+    old, new = pair
+    text = (new / "spotting.yaml").read_text(encoding="utf-8")
+    moving = text.index("  - id: spotting.moving")
+    (new / "spotting.yaml").write_text(text[:moving], encoding="utf-8")
+    edit(new, "topics.yaml", "      - {id: moving, title: Moving units}\n", "")
+    edit(new, "opportunity-fire.yaml", "      PL:\n        status: optional\n        option: opportunity-fire\n",
+         "      PL:\n        status: rule\n")
+    edit(new, "parameters.yaml", "    description: Share of range.\n    default: 1\n",
+         "    description: Share of range.\n    default: 1/2\n")
+    d = diff_models(model(old), model(new), rulings=False)
+    assert d["clauses"]["removed"] == ["spotting.moving"]
+    pl = d["clauses"]["changed"]["opportunity-fire.rule"]["cells"]["PL"]
+    assert pl["status"] == {"old": "optional", "new": "rule"}
+    assert pl["option"] == {"old": "opportunity-fire", "new": None}
+    assert d["parameters"]["changed"] == {"opfire.range-fraction": {"default": {"old": 1, "new": "1/2"}}}
+    assert d["clauses"]["added"] == []
+    back = diff_models(model(new), model(old), rulings=False)
+    assert back["clauses"]["added"] == ["spotting.moving"]
+
+
+# ------------------------------------------------------------ the command
+
+def test_the_command_on_two_folders(pair, capsys):
+    old, new = pair
+    edit(new, "opportunity-fire.yaml", "opfire.drm: 1,", "opfire.drm: 2,")
+    assert main(["diff", str(old), str(new), "--no-rulings"]) == 0
+    out = capsys.readouterr().out
+    assert "REV param opfire.drm: 1 -> 2" in out
+    assert main(["diff", str(old), str(new), "--format", "json", "--no-rulings"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert data["clauses"]["changed"]["opportunity-fire.rule"]["cells"]["REV"]["params"][0]["new"] == 2
+
+
+def test_usage_errors_exit_2(tmp_path, capsys):
+    assert main(["diff", str(tmp_path / "missing"), str(FIXTURE)]) == 2
+    assert "neither a folder nor a revision" in capsys.readouterr().err
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], check=True, capture_output=True,
+                          text=True).stdout
+
+
+@pytest.fixture
+def repo(tmp_path, monkeypatch):
+    r = tmp_path / "repo"
+    copy(FIXTURE, r / "rules_data")
+    git(r, "init", "-q")
+    git(r, "-c", "user.name=t", "-c", "user.email=t@t", "add", "rules_data")
+    git(r, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
+    edit(r / "rules_data", "opportunity-fire.yaml", "opfire.drm: 1,", "opfire.drm: 2,")
+    git(r, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "two")
+    monkeypatch.chdir(r)
+    return r
+
+
+def test_two_git_revisions(repo, capsys):
+    assert main(["diff", "HEAD~1", "HEAD", "--no-rulings"]) == 0
+    out = capsys.readouterr().out
+    assert out.startswith("harmony diff HEAD~1 (")
+    assert "REV param opfire.drm: 1 -> 2" in out
+    # a revision against the working folder
+    assert main(["diff", "HEAD~1", "rules_data", "--no-rulings"]) == 0
+    assert "opfire.drm: 1 -> 2" in capsys.readouterr().out
+
+
+def test_an_unknown_revision_exits_2(repo, capsys):
+    assert main(["diff", "HEAD~5", "HEAD"]) == 2
+    assert "HEAD~5" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------ site pages
+
+def test_changes_rst_keeps_clause_text_as_data(pair):
+    old, new = pair
+    edit(new, "spotting.yaml", "        text: As the second game, with markers.",
+         "        text: 'As the *second* game, `with` markers_ |x| .. raw:: html <b>bold</b>'")
+    page = changes_rst(model(old), model(new), "What changed")
+    assert page.startswith("What changed\n============\n")
+    assert rst_problems(page) == []
+    html = docutils.core.publish_parts(page, writer="html")["body"]
+    assert "<em>" not in html and "<b>bold</b>" not in html and "&lt;b&gt;bold&lt;/b&gt;" in html
+
+
+def test_rst_escape_leaves_nothing_to_interpret():
+    text = "*a* **b** `c` ``d`` _e_ |f| [1]_ :role:`g` <h>"
+    html = docutils.core.publish_parts(rst_escape(text), writer="html")["body"]
+    assert "<em>" not in html and "<strong>" not in html and "<code" not in html
+    assert "*a* **b** `c` ``d`` _e_ |f| [1]_ :role:`g` &lt;h&gt;" in html
+
+
+def test_version_pages_of_the_shipped_data():
+    pages = version_pages(model(RULES))
+    assert "changes-rev-0-1.rst" in pages
+    page = pages["changes-rev-0-1.rst"]
+    assert rst_problems(page) == []
+    m = model(RULES)
+    rev_cells = [c for cl in m.clauses.values() for k, c in cl.cells.items() if k == "REV" and c.covered]
+    assert rev_cells and all(rst_escape(c.clause_id) in page for c in rev_cells)
+
+
+# ------------------------------------------- v0.2 of REV: concealed movement standard
+
+SCENARIO = """\
+scenario:
+  id: concealed-entry
+  title: Infantry slips into the woods
+  summary: An infantry platoon spends its whole allowance to step into woods in full view
+    of an enemy gun two hexes away.
+  clauses: [movement.concealed, movement.spotting]
+  rulesets: [REV, REV+concealed-movement]
+  map: {columns: 4, rows: 1, terrain: clear, hexes: {C1: woods}}
+  units:
+    - {id: gun, side: Soviet, kind: gun, class: A, attack: 6, range: 8, defence: 2,
+       movement: 0, at: A1}
+    - {id: platoon, side: German, kind: infantry, class: I, attack: 6, range: 3, defence: 8,
+       movement: 2, at: D1}
+  start: {side: German, phase: movement}
+  steps:
+    - move: {unit: platoon, path: [C1], mode: concealed}
+      expect:
+        - question: Is the platoon spotted in the woods?
+          ask: {spotted: platoon}
+          rulings:
+            REV: {value: %(rev)s, because: [%(because)s]}
+            REV+concealed-movement: {value: false, because: [%(because)s]}
+"""
+
+
+def version_02(tmp_path):
+    """The shipped data (old) and a v0.2 of REV in which concealed movement is standard (new)."""
+    old = copy(RULES, tmp_path / "old")
+    new = copy(RULES, tmp_path / "new")
+    edit(new, "movement.yaml", """        status: optional
+        text: A unit that moves into an adjacent concealing hex by [[concealed""",
+         """        status: rule
+        text: A unit that moves into an adjacent concealing hex by [[concealed""")
+    edit(new, "movement.yaml", """        option: concealed-movement
+        relation: {type: adds, clauses: []}
+        params: {spot.concealed-movement: true}""", """        relation: {type: adds, clauses: []}
+        params: {spot.concealed-movement: true}
+        changed: {version: '0.2', note: 'Concealed movement is standard, no longer optional.'}""")
+    edit(new, "sources.yaml", "    version: '0.1'\n    date: '2013-04-05'\n    kind: revision\n",
+         "    version: '0.2'\n    date: '2014-01-01'\n    kind: revision\n")
+    edit(new, "sources.yaml", """        note: First published version of the revised spotting and opportunity fire
+          rules.
+""", """        note: First published version of the revised spotting and opportunity fire
+          rules.
+      - version: '0.2'
+        date: '2014-01-01'
+        note: Concealed movement becomes a standard rule.
+""")
+    return old, new
+
+
+def test_v02_changes_text_status_and_version(tmp_path):
+    old, new = version_02(tmp_path)
+    d = diff_models(model(old), model(new), rulings=False)
+    cell = d["clauses"]["changed"]["movement.concealed"]["cells"]["REV"]
+    assert cell["status"] == {"old": "optional", "new": "rule"}
+    assert "REV changed: (none) -> 0.2: Concealed movement is standard" in to_text(d)
+    assert "REV versions: 0.1 (2013-04-05) -> 0.1 (2013-04-05); 0.2 (2014-01-01)" in to_text(d)
+    assert cell["changed"]["new"] == {"version": "0.2", "note": "Concealed movement is standard, no "
+                                      "longer optional."}
+    assert "REV" in d["sources"]["changed"]
+    pages = version_pages(model(new))
+    assert sorted(pages) == ["changes-rev-0-1.rst", "changes-rev-0-2.rst"]
+    assert rst_escape("movement.concealed") in pages["changes-rev-0-2.rst"]
+    assert "Concealed movement is standard" in pages["changes-rev-0-2.rst"]
+    assert rst_problems(pages["changes-rev-0-2.rst"]) == []
+
+
+def test_v02_changes_the_ruling_of_a_scenario(tmp_path, capsys):
+    assert engine() is not None, "harmony.scenario.run_scenario is the engine the diff runs"
+    old, new = version_02(tmp_path)
+    because = "movement.concealed, movement.spotting"
+    (old / "scenarios" / "concealed-entry.yaml").write_text(
+        SCENARIO % {"rev": "true", "because": because}, encoding="utf-8")
+    (new / "scenarios" / "concealed-entry.yaml").write_text(
+        SCENARIO % {"rev": "false", "because": because}, encoding="utf-8")
+    d = diff_models(model(old), model(new))
+    rows = [r for r in d["rulings"] if r["scenario"] == "concealed-entry"]
+    assert [(r["ruleset"], r["before"], r["after"]) for r in rows] == [("REV", True, False)], d["rulings"]
+    assert "movement.concealed" in rows[0]["clauses"]
+    assert "movement.concealed" in rows[0]["changed_clauses"]
+    # the shipped scenarios run on both sides
+    assert not [p for p in d["engine"] if p["scenario"] != "concealed-entry"]
+    assert main(["diff", str(old), str(new)]) == 0
+    out = capsys.readouterr().out
+    assert "~ concealed-entry step" in out and "REV: Is the platoon spotted" in out
+    assert "before: true" in out and "after:  false" in out
