@@ -131,8 +131,9 @@ def draw(state: dict, id_prefix: str = "hm") -> str:
         colour = colours.get(u.get("side"), SIDE_COLOURS[0])
         name = u.get("name") or u.get("id", "")
         down = u.get("face") == "down"
+        tip = f"{name} ({u.get('side', '')}, {u.get('kind', '')})"
         out.append(f'<g class="hm-unit" data-unit={quoteattr(str(u.get("id", "")))}>'
-                   f'<title>{escape(f"{name} ({u.get("side", "")}, {u.get("kind", "")})")}</title>')
+                   f'<title>{escape(tip)}</title>')
         out.append(f'<rect x="{n(cx - s / 2)}" y="{n(cy - s / 2)}" width="{n(s)}" height="{n(s)}" '
                    f'rx="2" fill="{"#ffffff" if down else colour}" stroke="{colour}" stroke-width="2"/>')
         ink = colour if down else "#ffffff"

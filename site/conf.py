@@ -12,6 +12,8 @@ templates_path = []
 language = "en"
 today = "unspecified"
 today_fmt = "%Y-%m-%d"
+# clause text is shown exactly as written: no curly quotes or dashes made from it
+smartquotes = False
 
 html_theme = "alabaster"
 html_theme_options = {

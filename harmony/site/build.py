@@ -66,10 +66,33 @@ def write_if_changed(path: Path, data: bytes) -> bool:
     return True
 
 
+def sphinx_warnings(text: str, staged: Path, site_dir: Path) -> list[str]:
+    """Sphinx's warnings, one per entry, with staged copies of hand-written pages named by
+    their real path (``site/authoring.rst:95: WARNING: ...``)."""
+    entries: list[str] = []
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if line.startswith((" ", "\t")) and entries:
+            entries[-1] += "\n" + line
+        else:
+            entries.append(line)
+    prefix = str(staged) + os.sep
+    out = []
+    for e in entries:
+        if e.startswith(prefix):
+            rel = e[len(prefix):].split(":", 1)[0]
+            if "/" not in rel and (site_dir / rel).is_file():
+                e = str(site_dir / rel) + e[len(prefix) + len(rel):]
+        out.append(e)
+    return out
+
+
 def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
                site_dir: Path = generate.SITE) -> BuildResult:
     """Build the site of ``rules`` into ``out``; raises :class:`BuildError` on rule errors."""
     from sphinx.application import Sphinx
+    from sphinx.util.console import nocolor
     from sphinx.util.docutils import docutils_namespace, patch_docutils
 
     start = time.perf_counter()
@@ -81,6 +104,7 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
     files = generate.pages(model, site_dir)
     extras = generate.extra_pages(model)
     staged = generate.stage(files, cache / "src", site_dir)
+    nocolor()
     warnings = io.StringIO()
     result = BuildResult(out=out, staged=staged)
     with patch_docutils(site_dir), docutils_namespace():
@@ -93,6 +117,6 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
     for name, page in sorted(extras.items()):
         if write_if_changed(out / page["file"], page["html"].encode("utf-8")):
             result.extras.append(page["file"])
-    result.warnings = [w for w in warnings.getvalue().splitlines() if w.strip()]
+    result.warnings = sphinx_warnings(warnings.getvalue(), cache / "src", site_dir)
     result.seconds = time.perf_counter() - start
     return result

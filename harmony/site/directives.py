@@ -148,16 +148,17 @@ def cell_body(cell: dict, with_status: bool = True) -> list[nodes.Node]:
         box.extend(paragraphs(cell["note"], ctx, lead=[label]))
         out.append(box)
     if cell.get("params"):
-        para = nodes.paragraph("", "", classes=["hm-params"])
-        para += nodes.Text("Sets ")
-        for i, (name, value) in enumerate(cell["params"].items()):
-            if i:
-                para += nodes.Text("; ")
-            para += nodes.literal(name, name)
-            para += nodes.Text(" = ")
-            para += element("span", {"title": f"parameter {name}"}, nodes.Text(value),
-                            classes=["hm-param"])
-        out.append(para)
+        count = len(cell["params"])
+        more = element("details", {}, classes=["hm-params"])
+        label = f"{count} parameter{'s' if count > 1 else ''} for the engine"
+        more += element("summary", {}, nodes.Text(label))
+        ul = element("ul", {})
+        for name, value in cell["params"].items():
+            ul += element("li", {}, nodes.literal(name, name), nodes.Text(" = "),
+                          element("span", {"title": f"parameter {name}"}, nodes.Text(value),
+                                  classes=["hm-param"]))
+        more += ul
+        out.append(more)
     for cite in cell.get("cites", []):
         out.append(citation(cite))
     if cell.get("changed"):
@@ -498,7 +499,7 @@ def outcome_table(sc: dict, matrix: dict) -> nodes.Node:
     for row in matrix["rows"]:
         tr = element("tr", {})
         th = element("th", {"scope": "row"})
-        th += nodes.paragraph("", "", nodes.strong(f"Step {row['step']}", f"Step {row['step']}"))
+        th += nodes.paragraph("", "", nodes.strong(row["step_label"], row["step_label"]))
         th += nodes.paragraph(row["question"], row["question"])
         tr += th
         for cell in row["cells"]:
@@ -512,6 +513,8 @@ def outcome_table(sc: dict, matrix: dict) -> nodes.Node:
                 if not cell.get("ok", True):
                     text = f"expected: {cell['expected']}"
                     td += nodes.paragraph(text, text, classes=["hm-expected"])
+                if cell.get("detail"):
+                    td += nodes.paragraph(cell["detail"], cell["detail"], classes=["hm-detail"])
                 if cell.get("reasons"):
                     para = nodes.paragraph("", "", nodes.Text("decided by "), classes=["hm-reasons"])
                     for i, cid in enumerate(cell["reasons"]):
@@ -523,7 +526,12 @@ def outcome_table(sc: dict, matrix: dict) -> nodes.Node:
             tr += td
         body += tr
     table += body
-    return element("div", {}, table, classes=["hm-scroll"])
+    out = element("div", {}, table, classes=["hm-scroll"])
+    for problem in matrix.get("errors", []):
+        out += nodes.paragraph("", "", nodes.strong("The engine could not play this: ",
+                                                    "The engine could not play this: "),
+                               nodes.Text(problem), classes=["hm-engine-error"])
+    return out
 
 
 class HarmonyHtmlFile(Directive):

@@ -11,11 +11,11 @@ Data reaches a page in two ways only: as escaped reST text (titles, through
 the ``rst`` filter) or as one line of ASCII JSON inside a ``harmony-*``
 directive (the ``data`` filter), which the directive turns into text nodes.
 
->>> rst_escape("Spotting <b>*now*</b>")
-'Spotting \\\\<b\\\\>\\\\*now\\\\*\\\\</b\\\\>'
+>>> print(rst_escape("Spotting <b>*now*</b>"))
+Spotting \\<b\\>\\*now\\*\\<\\/b\\>
 >>> print(heading("A `title`", "="))
 A \\`title\\`
-============
+===========
 >>> data({"text": "é\\u2028<"})
 '{"text":"\\\\u00e9\\\\u2028<"}'
 """
@@ -130,10 +130,12 @@ def outcome_matrix(model: Model, result) -> dict:
     rows: dict[tuple, dict] = {}
     for r in result.rulings:
         key = (str(r.step), r.question)
-        row = rows.setdefault(key, {"step": str(r.step), "question": r.question, "by": {}})
+        label = f"Step {r.step + 1}" if isinstance(r.step, int) else f"Step {r.step}"
+        row = rows.setdefault(key, {"step": str(r.step), "step_label": label, "question": r.question,
+                                    "by": {}})
         row["by"][r.ruleset] = {"ruleset": r.ruleset, "actual": _show(r.actual),
                                 "expected": _show(r.expected), "ok": bool(r.ok),
-                                "reasons": list(r.reasons)}
+                                "reasons": list(r.reasons), "detail": getattr(r, "detail", "") or ""}
     out_rows = []
     for row in rows.values():
         cells = []
@@ -141,9 +143,11 @@ def outcome_matrix(model: Model, result) -> dict:
             cell = row["by"].get(rs) or {"ruleset": rs, "missing": True, "ok": True}
             cell["label"] = ruleset_label(model, rs)
             cells.append(cell)
-        out_rows.append({"step": row["step"], "question": row["question"], "cells": cells})
+        out_rows.append({"step": row["step"], "step_label": row["step_label"],
+                         "question": row["question"], "cells": cells})
+    errors = sorted({d.message for d in getattr(result, "errors", [])})
     return {"rulesets": [{"key": rs, "label": ruleset_label(model, rs)} for rs in rulesets],
-            "rows": out_rows}
+            "rows": out_rows, "errors": errors}
 
 
 def ruleset_label(model: Model, ruleset: str) -> str:
@@ -164,9 +168,12 @@ def pages(model: Model, site_dir: Path = SITE) -> dict[str, str]:
     sources = [views.source_view(s) for s in sorted(model.sources.values(),
                                                     key=lambda s: (s.year or 9999, s.key))]
     extras = extra_pages(model)
+    changes = change_pages(model)
     hand = sorted(p.stem for p in site_dir.glob("*.rst") if p.stem not in ("index",))
     ctx = {"topics": topics, "revisions": revisions, "scenarios": scenarios, "sources": sources,
-           "extras": extras, "hand_pages": hand}
+           "extras": extras, "hand_pages": hand,
+           "changes": [name[:-4] for name in changes]}
+    out.update(changes)
     for t in topics:
         out[f"{t['doc']}.rst"] = env.get_template("topic.rst.j2").render(topic=t, **ctx)
     for r in revisions:
@@ -193,9 +200,8 @@ def pages(model: Model, site_dir: Path = SITE) -> dict[str, str]:
 def extra_pages(model: Model) -> dict[str, dict]:
     """Pages of other helpers' optional modules, when those modules exist.
 
-    ``harmony.cards.render_html(model)``: the printable rule cards;
-    ``harmony.diff.render_html(model)``: what changed between versions. Each
-    is written as a standalone HTML file beside the site and linked from a page.
+    ``harmony.cards.render_html(model)``: the printable rule cards, a standalone
+    HTML page written beside the site and linked from a page of it.
     """
     out = {}
     cards = optional_module("harmony.cards")
@@ -204,12 +210,16 @@ def extra_pages(model: Model) -> dict[str, dict]:
                         "html": cards.render_html(model),
                         "intro": "The rules as short cards, one per cell that has a card, laid "
                                  "out for printing and cutting."}
-    diff = optional_module("harmony.diff")
-    if diff is not None and hasattr(diff, "render_html"):
-        out["changes"] = {"title": "What changed", "file": "print/changes.html",
-                          "html": diff.render_html(model),
-                          "intro": "What changed between the versions of the revised rules."}
     return out
+
+
+def change_pages(model: Model) -> dict[str, str]:
+    """The "what changed" pages of ``harmony.diff`` (reST, one per version of a revision),
+    when that module exists: file name -> text."""
+    diff = optional_module("harmony.diff")
+    if diff is None or not hasattr(diff, "version_pages"):
+        return {}
+    return dict(sorted(diff.version_pages(model).items()))
 
 
 # ------------------------------------------------------------------ staging

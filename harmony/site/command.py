@@ -1,0 +1,56 @@
+"""The ``build`` and ``serve`` commands, registered with :func:`harmony.cli.command`."""
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+from ..cli import UsageError, command, rules_path
+
+DEFAULT_OUT = Path("build") / "site"
+
+
+def _build_args(p):
+    p.add_argument("path", nargs="?", help="a rules_data folder (default: the shipped rules_data)")
+    p.add_argument("--out", default=str(DEFAULT_OUT),
+                   help="output folder (default: build/site under the current folder)")
+
+
+def _serve_args(p):
+    _build_args(p)
+    p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; "
+                   "0 picks a free one)")
+
+
+def _folder(value: str | None) -> Path:
+    path = rules_path(value)
+    if not path.is_dir():
+        raise UsageError(f"{path} is not a folder: the site is built from a rules_data folder")
+    return path
+
+
+@command("build", "build the static site (Sphinx) from rules_data")(_build_args)
+def run_build(args) -> int:
+    from .build import BuildError, build_site
+    rules = _folder(args.path)
+    try:
+        res = build_site(rules, Path(args.out))
+    except BuildError as e:
+        if e.report is not None:
+            for d in e.report.sorted():
+                print(d, file=sys.stderr)
+        print(f"harmony build: {e}", file=sys.stderr)
+        return 1
+    for w in res.warnings:
+        print(w, file=sys.stderr)
+    print(f"built {len(res.written)} page(s) ({len(res.staged.written)} source(s) changed) "
+          f"in {res.seconds:.1f}s" + (f", {len(res.warnings)} warning(s)" if res.warnings else ""))
+    print(f"the site is in {res.out}/ (open {res.index})")
+    return 0
+
+
+@command("serve", "build the site and serve it on 127.0.0.1, rebuilding on change")(_serve_args)
+def run_serve(args) -> int:
+    from .serve import serve
+    if not 0 <= args.port <= 65535:
+        raise UsageError(f"--port {args.port}: use 0 to 65535")
+    return serve(_folder(args.path), Path(args.out).resolve(), args.port)
