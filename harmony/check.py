@@ -8,12 +8,13 @@ parameters that are unknown or of the wrong type, and text marks
 """
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from fractions import Fraction
 from typing import Any, Callable
 
-from .diagnostics import Report
+from .diagnostics import Pos, Report
 from .loader import load
 from .markup import marks
 from .model import Cell, Citation, Model
@@ -41,13 +42,65 @@ def check_model(model: Model, report: Report) -> None:
         check(model, report)
 
 
+def _close(name: str, known) -> str:
+    """'did you mean ...? ' for a near miss, else ''."""
+    match = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
+    return f"did you mean '{match[0]}'? " if match else ""
+
+
+def _known(name: str, known, what: str) -> str:
+    """The end of an unknown-reference message: a suggestion, or where to define it.
+
+    >>> _known("PBB", {"PB": 1, "PL": 2}, "sources")
+    ": did you mean 'PB'? (known sources: PB, PL)"
+    >>> _known("x", {}, "topics")
+    ': no topics are defined'
+    """
+    names = sorted(map(str, known))
+    if not names:
+        return f": no {what} are defined"
+    listed = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
+    return f": {_close(name, names)}(known {what}: {listed})"
+
+
+_FILE_LINES: dict[tuple, list[str]] = {}
+
+
+def _file_lines(path: str) -> list[str]:
+    try:
+        st = os.stat(path)
+        key = (path, st.st_mtime_ns, st.st_size)
+        if key not in _FILE_LINES:
+            if len(_FILE_LINES) > 256:
+                _FILE_LINES.clear()
+            with open(path, encoding="utf-8-sig") as f:
+                _FILE_LINES[key] = f.read().split("\n")
+        return _FILE_LINES[key]
+    except (OSError, UnicodeDecodeError):
+        return []
+
+
+def _mark_pos(obj, path: tuple, text: str, mark) -> Pos:
+    """Where a text mark is in the file: on its own line when the text is written
+    out in the file as it is read, else at the start of the text."""
+    start = obj.pos(*path)
+    raw = text[mark.start:mark.end]
+    lines = _file_lines(start.path)
+    before = text[:mark.start].count("\n") + text[:mark.start].count(" ") + 2
+    for n in range(start.line - 1, min(len(lines), start.line + before)):
+        col = lines[n].find(raw, start.col - 1 if n == start.line - 1 else 0)
+        if col >= 0:
+            return Pos(start.path, n + 1, col + 1)
+    return start
+
+
 def _duplicates(model: Model, report: Report) -> None:
     for kind, first, dup in model.duplicates:
         name = getattr(dup, "id", None) or getattr(dup, "key", None) or getattr(dup, "name", None) \
             or getattr(dup, "term", "")
         field = next(f for f in ("id", "key", "name", "term") if hasattr(dup, f) and getattr(dup, f))
-        report.error(dup.pos(field), f"duplicate {kind} '{name}' (first defined at {first.pos(field)})",
-                     "duplicate-id")
+        report.error(dup.pos(field), f"duplicate {kind} '{name}' (first defined at {first.pos(field)}): "
+                     f"each {kind} needs its own {field}; rename or remove one", "duplicate-id")
 
 
 def _cite(model: Model, report: Report, cite: Citation) -> None:
@@ -55,14 +108,15 @@ def _cite(model: Model, report: Report, cite: Citation) -> None:
     if src is None and report.was_left_out(cite.source):
         pass
     elif src is None:
-        report.error(cite.pos("source"), f"citation names unknown source '{cite.source}'",
-                     "unresolved-source")
+        report.error(cite.pos("source"), f"citation names unknown source '{cite.source}'"
+                     f"{_known(cite.source, model.sources, 'sources')}", "unresolved-source")
     elif cite.document and src.documents and cite.document not in {d.id for d in src.documents}:
         known = ", ".join(d.id for d in src.documents)
         report.error(cite.pos("document"), f"source {cite.source} has no document '{cite.document}' "
                      f"(its documents: {known})", "unresolved-document")
     if cite.via and cite.via not in model.sources and not report.was_left_out(cite.via):
-        report.error(cite.pos("via"), f"citation names unknown source '{cite.via}'", "unresolved-source")
+        report.error(cite.pos("via"), f"citation names unknown source '{cite.via}' in 'via'"
+                     f"{_known(cite.via, model.sources, 'sources')}", "unresolved-source")
     if not any((cite.section, cite.figure, cite.footnote, cite.table, cite.page, cite.document)):
         report.warning(cite.pos(), "citation names no place in the document (section, figure, "
                        "footnote, table or page)", "citation-vague")
@@ -73,7 +127,8 @@ def _sources(model: Model, report: Report) -> None:
         if s.base is not None:
             if s.base not in model.sources:
                 if not report.was_left_out(s.base):
-                    report.error(s.pos("base"), f"base names unknown source '{s.base}'", "unresolved-source")
+                    report.error(s.pos("base"), f"base names unknown source '{s.base}'"
+                                 f"{_known(s.base, model.sources, 'sources')}", "unresolved-source")
             elif s.base == s.key:
                 report.error(s.pos("base"), f"source {s.key} cannot be its own base", "base-cycle")
         if s.kind in ("revision", "variant") and s.base is None:
@@ -93,12 +148,14 @@ def _topics(model: Model, report: Report) -> None:
     for t in model.topics.values():
         for i, key in enumerate(t.sources):
             if key not in model.sources and not report.was_left_out(key):
-                report.error(t.pos("sources", i), f"topic '{t.id}' names unknown source '{key}'",
-                             "unresolved-source")
+                report.error(t.pos("sources", i), f"topic '{t.id}' names unknown source '{key}'"
+                             f"{_known(key, model.sources, 'sources')}", "unresolved-source")
         seen: dict[str, Any] = {}
         for i, a in enumerate(t.aspects):
             if a.id in seen:
-                report.error(a.pos("id"), f"duplicate aspect '{a.id}' in topic '{t.id}'", "duplicate-id")
+                report.error(a.pos("id"), f"duplicate aspect '{a.id}' in topic '{t.id}' (first at "
+                             f"{seen[a.id].pos('id')}): rename or remove one", "duplicate-id")
+                continue
             seen[a.id] = a
         used = {c.aspect for c in model.clauses.values() if c.topic == t.id}
         for a in t.aspects:
@@ -111,12 +168,14 @@ def _clause(model: Model, report: Report, clause) -> None:
     topic = model.topics.get(clause.topic)
     if topic is None:
         if not report.was_left_out(clause.topic):
-            report.error(clause.pos("topic"), f"clause '{clause.id}' names unknown topic '{clause.topic}'",
-                     "unresolved-topic")
+            report.error(clause.pos("topic"), f"clause '{clause.id}' names unknown topic "
+                         f"'{clause.topic}'{_known(clause.topic, model.topics, 'topics')}",
+                         "unresolved-topic")
     elif topic.aspect(clause.aspect) is None:
         known = ", ".join(a.id for a in topic.aspects)
-        report.error(clause.pos("aspect"), f"topic '{topic.id}' has no aspect '{clause.aspect}' "
-                     f"(its aspects: {known})", "unresolved-aspect")
+        report.error(clause.pos("aspect"), f"topic '{topic.id}' has no aspect '{clause.aspect}': "
+                     f"{_close(clause.aspect, [a.id for a in topic.aspects])}use one of its aspects "
+                     f"({known}) or add the aspect to the topic", "unresolved-aspect")
     if topic is not None:
         for key in topic.sources:
             if key not in clause.cells:
@@ -128,21 +187,24 @@ def _clause(model: Model, report: Report, clause) -> None:
         src = model.sources.get(key)
         if src is None:
             if not report.was_left_out(key):
-                report.error(clause.pos("cells", key, key=True), f"cell for unknown source '{key}'",
-                         "unresolved-source")
+                report.error(clause.pos("cells", key, key=True), f"cell for unknown source '{key}'"
+                             f"{_known(key, model.sources, 'sources')}", "unresolved-source")
         elif topic is not None and key not in topic.sources:
             report.error(clause.pos("cells", key, key=True), f"{key} is not a column of topic "
-                         f"'{topic.id}' (its columns: {', '.join(topic.sources)})", "unknown-column")
+                         f"'{topic.id}' (its columns: {', '.join(topic.sources)}): remove the cell "
+                         "or add the source to the topic's sources", "unknown-column")
         _cell(model, report, cell, src)
     for qa in clause.qa:
         if qa.source not in model.sources and not report.was_left_out(qa.source):
-            report.error(qa.pos("source"), f"Q&A names unknown source '{qa.source}'", "unresolved-source")
+            report.error(qa.pos("source"), f"Q&A names unknown source '{qa.source}'"
+                         f"{_known(qa.source, model.sources, 'sources')}", "unresolved-source")
         if qa.cite:
             _cite(model, report, qa.cite)
         _text_marks(model, report, qa, ("question", qa.question), ("answer", qa.answer))
     for i, sid in enumerate(clause.scenarios):
         if sid not in model.scenarios and not report.was_left_out(sid):
-            report.error(clause.pos("scenarios", i), f"unknown scenario '{sid}'", "unresolved-scenario")
+            report.error(clause.pos("scenarios", i), f"clause '{clause.id}' names unknown scenario "
+                         f"'{sid}'{_known(sid, model.scenarios, 'scenario files')}", "unresolved-scenario")
 
 
 def _cell(model: Model, report: Report, cell: Cell, src) -> None:
@@ -172,18 +234,21 @@ def _cell(model: Model, report: Report, cell: Cell, src) -> None:
             report.warning(cell.pos("relation"), f"{where}: {cell.source} is not a revision; "
                            "relation ignored", "stray-relation")
         if cell.relation.type != "adds" and not cell.relation.clauses:
+            verb = cell.relation.type[:-1] if cell.relation.type.endswith("es") else cell.relation.type
             report.error(cell.pos("relation", "clauses"), f"{where}: a relation of type "
-                         f"'{cell.relation.type}' names the clauses it {cell.relation.type[:-1]}s",
-                         "missing-relation")
+                         f"'{cell.relation.type}' lists the clauses it {verb}s (clause-id or "
+                         "clause-id@SOURCE)", "missing-relation")
         for i, ref in enumerate(cell.relation.clauses):
             cid, _, key = ref.partition("@")
             if cid not in model.clauses:
                 if not report.was_left_out(cid):
                     report.error(cell.pos("relation", "clauses", i), f"{where}: relation names unknown "
-                             f"clause '{cid}'", "unresolved-clause")
+                                 f"clause '{cid}'{_known(cid, model.clauses, 'clauses')}",
+                                 "unresolved-clause")
             elif key and key not in model.clauses[cid].cells:
                 report.error(cell.pos("relation", "clauses", i), f"{where}: clause '{cid}' has no "
-                             f"cell for {key}", "unresolved-clause")
+                             f"cell for {key} (its cells: {', '.join(model.clauses[cid].cells)})",
+                             "unresolved-clause")
     for name, value in cell.params.items():
         _param(model, report, cell, name, value)
     if cell.params and cell.status in ("nil", "not-covered"):
@@ -237,8 +302,9 @@ def _param(model: Model, report: Report, cell: Cell, name: str, value) -> None:
     if param is None:
         if report.was_left_out(name):
             return
-        report.error(cell.pos("params", name, key=True), f"{where}: unknown parameter '{name}' "
-                     "(declare it under parameters:)", "unknown-parameter")
+        report.error(cell.pos("params", name, key=True), f"{where}: unknown parameter '{name}': "
+                     f"{_close(name, model.parameters)}declare it under parameters: or fix the "
+                     "spelling", "unknown-parameter")
         return
     problem = param_type_error(param, value)
     if problem:
@@ -253,15 +319,21 @@ def _text_marks(model: Model, report: Report, obj, *fields) -> None:
         for m in marks(text):
             if m.kind == "term" and model.term(m.target) is None \
                     and not report.was_left_out(" ".join(m.target.lower().split())):
-                report.error(obj.pos(*path), f"text links glossary term '{m.target}', which the "
-                             "glossary does not define", "unresolved-term")
+                report.error(_mark_pos(obj, path, text, m), f"text links glossary term "
+                             f"'{m.target}', which the glossary does not define: "
+                             f"{_close(m.target, [t.term for t in model.glossary.values()])}add it "
+                             "to the glossary (or as an alias of a term) or fix the link",
+                             "unresolved-term")
             elif m.kind == "footnote" and m.target not in model.footnotes \
                     and not report.was_left_out(m.target):
-                report.error(obj.pos(*path), f"text marks footnote '[^{m.target}]', which is not "
-                             "defined", "unresolved-footnote")
+                report.error(_mark_pos(obj, path, text, m), f"text marks footnote '[^{m.target}]', "
+                             f"which is not defined: {_close(m.target, model.footnotes)}define it "
+                             "under footnotes: or fix the mark", "unresolved-footnote")
             elif m.kind == "param" and m.target not in params:
-                report.error(obj.pos(*path), f"text prints parameter '{m.target}', which this cell "
-                             "does not set", "unresolved-parameter")
+                report.error(_mark_pos(obj, path, text, m), f"text prints parameter "
+                             f"'{{{{ {m.target} }}}}', which this cell does not set: "
+                             f"{_close(m.target, params)}set it under the cell's params: or fix "
+                             "the mark", "unresolved-parameter")
 
 
 def _glossary_and_notes(model: Model, report: Report) -> None:
@@ -271,14 +343,17 @@ def _glossary_and_notes(model: Model, report: Report) -> None:
         _text_marks(model, report, t, ("definition", t.definition))
     for f in model.footnotes.values():
         if f.source not in model.sources and not report.was_left_out(f.source):
-            report.error(f.pos("source"), f"footnote names unknown source '{f.source}'", "unresolved-source")
+            report.error(f.pos("source"), f"footnote names unknown source '{f.source}'"
+                         f"{_known(f.source, model.sources, 'sources')}", "unresolved-source")
         if f.cite:
             _cite(model, report, f.cite)
     for n in model.notes.values():
         if n.source not in model.sources and not report.was_left_out(n.source):
-            report.error(n.pos("source"), f"note names unknown source '{n.source}'", "unresolved-source")
+            report.error(n.pos("source"), f"note names unknown source '{n.source}'"
+                         f"{_known(n.source, model.sources, 'sources')}", "unresolved-source")
         if n.topic not in model.topics and not report.was_left_out(n.topic):
-            report.error(n.pos("topic"), f"note names unknown topic '{n.topic}'", "unresolved-topic")
+            report.error(n.pos("topic"), f"note names unknown topic '{n.topic}'"
+                         f"{_known(n.topic, model.topics, 'topics')}", "unresolved-topic")
         if n.cite:
             _cite(model, report, n.cite)
         _text_marks(model, report, n, ("text", n.text))
@@ -292,3 +367,4 @@ def _glossary_and_notes(model: Model, report: Report) -> None:
 
 
 from . import consistency  # noqa: E402,F401  (registers the cross-clause checks in EXTRA_CHECKS)
+from . import scenario as _scenario  # noqa: E402,F401  (registers the scenario reference checks)

@@ -1,0 +1,244 @@
+"""pytest plugin: the examples and scenarios of rules_data run as tests.
+
+Registered as the ``harmony`` pytest11 entry point, so ``python3 -m pytest``
+collects, from the YAML files of a rules_data folder:
+
+* ``<clause-id>``: the clause's ``examples:`` doctests (``>>>`` lines), run
+  with the engine API in the namespace (see :func:`example_namespace`);
+* ``<scenario-id>[<ruleset>]``: every expected ruling of the scenario under
+  that ruleset (value and clauses).
+
+A failure names the YAML file, line and column of the failing example or
+expected ruling. By default the rules_data folders collected are
+``<rootdir>/rules_data`` and any ``testpaths`` entry named ``rules_data``;
+YAML files elsewhere (test fixtures, broken inputs) are never collected.
+``--harmony-rules PATH`` collects your own rules_data folder (or one file)
+instead, wherever it is::
+
+    python3 -m pytest --harmony-rules my_rules_data
+"""
+from __future__ import annotations
+
+import doctest
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from .loader import YAML_SUFFIXES, load
+
+_MODELS = pytest.StashKey[dict]()
+
+
+def pytest_addoption(parser) -> None:
+    group = parser.getgroup("harmony")
+    group.addoption("--harmony-rules", action="store", default=None, metavar="PATH",
+                    help="run the clause examples and scenarios of this rules_data folder (or "
+                         "file) instead of the rules_data under the rootdir")
+
+
+def pytest_configure(config) -> None:
+    config.stash[_MODELS] = {}
+    opt = config.getoption("harmony_rules", None)
+    if opt:
+        path = Path(opt)
+        if not path.exists():
+            raise pytest.UsageError(f"--harmony-rules: no such file or folder: {opt}")
+        resolved = str(path.resolve())
+        # Collect it even when it lies outside the test paths.
+        if not any(Path(a.split("::")[0]).resolve() == path.resolve() for a in config.args):
+            config.args.append(resolved)
+
+
+def rules_roots(config) -> list[Path]:
+    """The rules_data folders (or files) whose YAML is collected."""
+    opt = config.getoption("harmony_rules", None)
+    if opt:
+        return [Path(opt).resolve()]
+    root = Path(config.rootpath)
+    roots = [root / "rules_data"]
+    for tp in config.getini("testpaths") or []:
+        p = (root / tp).resolve()
+        if p.name == "rules_data" and p not in roots:
+            roots.append(p)
+    return [r.resolve() for r in roots if r.exists()]
+
+
+def _root_of(config, path: Path) -> Path | None:
+    path = path.resolve()
+    for r in rules_roots(config):
+        if path == r or r in path.parents:
+            return r
+    return None
+
+
+def pytest_collect_file(file_path: Path, parent):
+    if file_path.suffix not in YAML_SUFFIXES:
+        return None
+    root = _root_of(parent.config, file_path)
+    if root is None:
+        return None
+    return HarmonyFile.from_parent(parent, path=file_path, rules_root=root)
+
+
+def _model(config, root: Path):
+    cache = config.stash[_MODELS]
+    if root not in cache:
+        cache[root] = load(root)
+    return cache[root]
+
+
+# ---------------------------------------------------------------- examples
+
+def example_namespace(model) -> dict[str, Any]:
+    """The names a clause example may use.
+
+    ``model`` (the loaded rules_data), ``rules(name)`` (a
+    :class:`~harmony.ruleset.Ruleset` of it, e.g. ``rules("REV")``),
+    ``setup(scenario_id, ruleset)`` (a :class:`~harmony.engine.Game` at the
+    scenario's start), ``game(ruleset, map, units, side, phase)``,
+    ``run_scenario``, ``Game``, ``Ruleset``, ``Fraction``, ``parse_label``,
+    ``label``, ``distance``, ``sight`` and ``HexMap``.
+    """
+    from fractions import Fraction
+
+    from .engine import Game
+    from .hexgrid import distance, label, parse_label
+    from .los import sight
+    from .ruleset import Ruleset
+    from .scenario import ruleset_for, run_scenario
+    from .terrain import HexMap
+
+    def rules(name: str) -> Ruleset:
+        return ruleset_for(model, name)
+
+    def setup(scenario_id: str, ruleset: str) -> Game:
+        d = model.scenarios[scenario_id].data
+        return Game.from_data(rules(ruleset), d["map"], d["units"], d["start"]["side"],
+                              d["start"]["phase"], d["start"].get("turn", 1))
+
+    def game(ruleset: str, map: dict, units: list, side: str, phase: str = "fire") -> Game:
+        return Game.from_data(rules(ruleset), map, units, side, phase)
+
+    return {"model": model, "rules": rules, "setup": setup, "game": game,
+            "run_scenario": lambda sid: run_scenario(model, sid), "Game": Game,
+            "Ruleset": Ruleset, "Fraction": Fraction, "parse_label": parse_label, "label": label,
+            "distance": distance, "sight": sight, "HexMap": HexMap}
+
+
+class ExampleFailure(Exception):
+    pass
+
+
+class HarmonyFile(pytest.File):
+    def __init__(self, *, rules_root: Path, **kw):
+        super().__init__(**kw)
+        self.rules_root = rules_root
+
+    def collect(self):
+        model, report = _model(self.config, self.rules_root)
+        me = self.path.resolve()
+        mine = lambda obj: Path(obj.file).resolve() == me  # noqa: E731
+        problems = [d for d in report.errors if Path(d.pos.path).resolve() == me]
+        if problems:
+            yield LoadItem.from_parent(self, name="load", problems=problems)
+            return
+        for clause in sorted(model.clauses.values(), key=lambda c: c.pos().line):
+            if mine(clause) and clause.examples:
+                yield ExampleItem.from_parent(self, name=clause.id, clause=clause, model=model)
+        for sc in model.scenarios.values():
+            if mine(sc):
+                for name in sc.data.get("rulesets") or []:
+                    yield ScenarioItem.from_parent(self, name=f"{sc.id}[{name}]", scenario=sc,
+                                                   ruleset=name, model=model)
+
+
+class LoadItem(pytest.Item):
+    def __init__(self, *, problems, **kw):
+        super().__init__(**kw)
+        self.problems = problems
+
+    def runtest(self):
+        raise ExampleFailure("\n".join(str(d) for d in self.problems))
+
+    def repr_failure(self, excinfo, style=None):
+        return str(excinfo.value)
+
+    def reportinfo(self):
+        return self.path, self.problems[0].pos.line - 1, f"{self.path.name}: load"
+
+
+class ExampleItem(pytest.Item):
+    def __init__(self, *, clause, model, **kw):
+        super().__init__(**kw)
+        self.clause, self.model = clause, model
+        pos = clause.pos("examples")
+        # A block scalar's text starts on the line after 'examples: |'.
+        text_line = pos.line if not _is_block(clause) else pos.line + 1
+        self.first_line = text_line
+
+    def runtest(self):
+        parser = doctest.DocTestParser()
+        globs = example_namespace(self.model)
+        test = parser.get_doctest(self.clause.examples, globs, self.clause.id, str(self.path),
+                                  self.first_line - 1)
+        out: list[str] = []
+        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        failures = []
+
+        class Collect(doctest.DocTestRunner):
+            def report_failure(self, o, t, example, got):
+                failures.append((example, f"expected:\n{example.want}got:\n{got}"))
+
+            def report_unexpected_exception(self, o, t, example, exc_info):
+                import traceback
+                tb = "".join(traceback.format_exception_only(exc_info[0], exc_info[1]))
+                failures.append((example, f"raised:\n{tb}"))
+
+        runner = Collect(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        runner.run(test, out=out.append, clear_globs=False)
+        if failures:
+            lines = []
+            for example, why in failures:
+                line = self.first_line + example.lineno
+                lines.append(f"{self.path}:{line}: example of clause {self.clause.id} failed\n"
+                             f">>> {example.source.rstrip()}\n{why}")
+            raise ExampleFailure("\n".join(lines))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, ExampleFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, self.first_line - 1, f"clause {self.clause.id} examples"
+
+
+def _is_block(clause) -> bool:
+    node = clause.node.get("examples") if hasattr(clause.node, "get") else None
+    return type(node).__name__ in ("LiteralScalarString", "FoldedScalarString")
+
+
+class ScenarioItem(pytest.Item):
+    def __init__(self, *, scenario, ruleset, model, **kw):
+        super().__init__(**kw)
+        self.scenario, self.ruleset, self.model = scenario, ruleset, model
+
+    def runtest(self):
+        from .scenario import run_scenario
+        result = run_scenario(self.model, self.scenario.id, [self.ruleset])
+        problems = [str(e) for e in result.errors]
+        problems += [row.explain() for row in result.rulings if not row.ok]
+        if not result.rulings and not problems:
+            problems.append(f"{self.scenario.pos()}: scenario {self.scenario.id} states no ruling "
+                            f"for {self.ruleset}")
+        if problems:
+            raise ExampleFailure("\n".join(problems))
+
+    def repr_failure(self, excinfo, style=None):
+        if isinstance(excinfo.value, ExampleFailure):
+            return str(excinfo.value)
+        return super().repr_failure(excinfo, style)
+
+    def reportinfo(self):
+        return self.path, self.scenario.pos().line - 1, f"scenario {self.scenario.id} under {self.ruleset}"
