@@ -44,9 +44,15 @@ function ``f(model, report)`` registered in :data:`harmony.check.EXTRA_CHECKS`:
     markers).
 ``version-*`` (errors)
     A revision's versions are listed oldest first with unique names and
-    dates in order; the source's ``version`` is one of them; no cell records
-    a change in a version later than the source's current one; ``changed``
-    appears only on cells of a source that lists versions.
+    dates in order; the source's ``version`` is one of them, the last (when
+    it has none, the last listed is current); no cell records a change in a
+    version later than the source's current one; ``changed`` appears only on
+    cells of a source that lists versions. ``version-empty`` (warning): a
+    version after the first that no cell's ``changed`` names.
+
+When the loader left something out (a file or an item with errors), the
+checks of absence (``parameter-unset``, ``requirement-off``,
+``version-empty``) stay silent: what is missing may be in what was left out.
 ``scenario-*`` (errors)
     Scenario rulings cite clauses that exist, for rulesets the scenario
     lists (skipped where the engine registered its own scenario check).
@@ -387,7 +393,19 @@ def check_parameter_conflicts(model: Model, report: Report) -> None:
 
 # ------------------------------------------ 2. every parameter has a value
 
+def _partial(report: Report) -> bool:
+    """Whether the loader left something out (a file or item with errors): then what is
+    absent cannot be judged, and the checks of absence stay silent."""
+    return bool(getattr(report, "left_out", None))
+
+
+def _left_out(report: Report, name: str) -> bool:
+    return bool(getattr(report, "was_left_out", lambda n: False)(name))
+
+
 def check_parameter_coverage(model: Model, report: Report) -> None:
+    if _partial(report):
+        return
     rulesets = ruleset_sources(model)
     full = {k: settings(model, k, options_of(model, k)) for k in rulesets}
     for name, p in sorted(model.parameters.items()):
@@ -411,8 +429,9 @@ def check_requirements(model: Model, report: Report) -> None:
                 key = key or cell.source
                 target = model.clauses.get(cid)
                 if target is None:
-                    report.error(pos, f"{where(cell)}: requires unknown clause '{cid}'",
-                                 "requirement-unresolved")
+                    if not _left_out(report, cid):
+                        report.error(pos, f"{where(cell)}: requires unknown clause '{cid}'",
+                                     "requirement-unresolved")
                     continue
                 other = target.cells.get(key)
                 if other is None or other.status not in ("rule", "optional", "tournament"):
@@ -434,9 +453,11 @@ def check_requirements(model: Model, report: Report) -> None:
     # parameter requirements: parameter.requires, in every ruleset and option
     for name, p in sorted(model.parameters.items()):
         for i, req in enumerate(p.requires):
-            if req not in model.parameters:
+            if req not in model.parameters and not _left_out(report, req):
                 report.error(p.pos("requires", i), f"parameter '{name}' requires unknown "
                              f"parameter '{req}'", "requirement-unresolved")
+    if _partial(report):
+        return
     for key in ruleset_sources(model):
         opts = options_of(model, key)
         combos = [()] + [(o,) for o in opts] + ([tuple(opts)] if len(opts) > 1 else [])
@@ -511,6 +532,14 @@ def check_versions(model: Model, report: Report) -> None:
             if d.version and src.versions and d.version not in names:
                 report.error(d.pos("version"), f"document {d.id} of {src.key} is at version "
                              f"{d.version}, which is not among the source's versions", "version-unknown")
+    recorded = {(c.source, c.changed.version) for cl in model.clauses.values()
+                for c in cl.cells.values() if c.changed}
+    for src in model.sources.values():
+        for v in src.versions[1:]:
+            if (src.key, v.version) not in recorded and not _partial(report):
+                report.warning(v.pos("version"), f"source {src.key}: no cell records a change in "
+                               f"version {v.version} (changed: {{version: '{v.version}', note: ...}})",
+                               "version-empty")
     for clause in model.clauses.values():
         for cell in clause.cells.values():
             ch = cell.changed

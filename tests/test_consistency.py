@@ -285,3 +285,23 @@ def test_harmony_check_exits_1_on_drift(data, capsys):
     edit(data, "opportunity-fire.yaml", "attacked at {{ opfire.drm }}", "attacked at +2")
     assert main(["check", str(data)]) == 1
     assert "[prose-number]" in capsys.readouterr().err
+
+
+def test_a_version_that_no_cell_records(data):
+    edit(data, "sources.yaml", "    version: '0.1'\n    date: '2013-04-05'\n",
+         "    version: '0.2'\n    date: '2014-01-01'\n")
+    edit(data, "sources.yaml", "        note: First version.\n",
+         "        note: First version.\n      - version: '0.2'\n        date: '2014-01-01'\n")
+    assert ("sources.yaml", line_of(data, "sources.yaml", "- version: '0.2'"),
+            "version-empty", "warning") in found(data)
+    edit(data, "opportunity-fire.yaml", "        requires: [spotting.rule]\n", CHANGED % "0.2")
+    assert found(data) == []
+
+
+def test_checks_of_absence_stay_silent_when_something_was_left_out(data):
+    # a schema error leaves PL's spotting cell out; its parameter is then not "unset"
+    edit(data, "spotting.yaml", "        text: An adjacent unit spots, and so does firing in sight;",
+         "        colour: red\n        text: An adjacent unit spots, and so does firing in sight;")
+    got = codes(data)
+    assert "schema-unknown-key" in got
+    assert "parameter-unset" not in got
