@@ -318,3 +318,11 @@ def test_a_measured_set_is_remembered_until_a_card_changes(model, tmp_path, monk
     calls.clear()
     fit(cards)
     assert calls                                          # off: always measured
+
+
+def test_a_head_too_long_is_an_overflow_too(model):
+    cards = collect(model, ["PL"])[:1]
+    assert fit(cards, cache=False)[0].fits
+    cards[0].ruleset_name = "A short name that is far too long for the head of any card"
+    result = fit(cards, cache=False)[0]
+    assert not result.fits and not result.measure.head_fits

@@ -75,8 +75,12 @@ def run_cards(args) -> int:
         return 1
     from pathlib import Path
     out = Path(args.out)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    out.write_bytes(pdf)
+    try:
+        out.parent.mkdir(parents=True, exist_ok=True)
+        out.write_bytes(pdf)
+    except OSError as e:
+        print(f"harmony cards: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        return 1
     im = impose(args.size, args.paper, args.bleed)
     sheets = im.sheets(len(cards))
     pages = sheets * (2 if args.backs else 1)

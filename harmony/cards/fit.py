@@ -24,7 +24,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from dataclasses import dataclass
+from dataclasses import astuple, dataclass
 from importlib import metadata
 from pathlib import Path
 
@@ -52,7 +52,7 @@ class Fit:
 
     @property
     def fits(self) -> bool:
-        return self.font is not None and self.measure.foot_fits
+        return self.font is not None and self.measure.foot_fits and self.measure.head_fits
 
 
 def _boxes(box):
@@ -78,6 +78,8 @@ class Measure:
     available: float
     foot_needed: float
     foot_available: float
+    head_needed: float = 0.0
+    head_available: float = 0.0
 
     @property
     def fits(self) -> bool:
@@ -86,6 +88,14 @@ class Measure:
     @property
     def foot_fits(self) -> bool:
         return self.foot_needed <= self.foot_available + 0.01
+
+    @property
+    def head_fits(self) -> bool:
+        return self.head_needed <= self.head_available + 0.01
+
+
+#: The boxes of a card that are measured (ids ``NAME-INDEX`` in the card template).
+PARTS = ("head", "headflow", "body", "flow", "keys", "foot", "footflow")
 
 
 def measure(cards: list[CardView], fonts: list[float], size: str) -> list[Measure]:
@@ -97,20 +107,22 @@ def measure(cards: list[CardView], fonts: list[float], size: str) -> list[Measur
         found: dict[str, object] = {}
         for b in _boxes(page._page_box):
             el = getattr(b, "element", None)
-            if el is None or getattr(b, "element_tag", None) != "div":
+            if el is None:
                 continue
             name = el.get("id", "").rpartition("-")[0]
-            if name in ("body", "flow", "keys", "foot", "footflow") and name not in found:
+            if name in PARTS and name not in found:
                 found[name] = b
-        if not {"body", "flow", "foot", "footflow"} <= set(found):  # pragma: no cover
-            raise RuntimeError(f"card {i}: the card template lost its body, flow or foot box")
+        if not set(PARTS) - {"keys"} <= set(found):  # pragma: no cover
+            raise RuntimeError(f"card {i}: the card template lost one of its boxes "
+                               f"({', '.join(sorted(set(PARTS) - set(found)))})")
         body, flow, foot, footflow = (found[k] for k in ("body", "flow", "foot", "footflow"))
         top = body.content_box_y()
         available = body.height
         if "keys" in found:  # the key numbers sit at the bottom; the words must end above them
             available = found["keys"].position_y - top - KEYS_GAP / PX_MM
         out.append(Measure((_bottom(flow) - top) * PX_MM, available * PX_MM,
-                           footflow.margin_height() * PX_MM, foot.height * PX_MM))
+                           footflow.margin_height() * PX_MM, foot.height * PX_MM,
+                           found["headflow"].margin_height() * PX_MM, found["head"].height * PX_MM))
     return out
 
 
@@ -219,8 +231,7 @@ def _cache_read(key: str, count: int) -> list[Fit] | None:
 
 def _cache_write(key: str, results: list[Fit]) -> None:
     folder = cache_dir()
-    data = [[r.font, [r.measure.needed, r.measure.available, r.measure.foot_needed,
-                      r.measure.foot_available]] for r in results]
+    data = [[r.font, list(astuple(r.measure))] for r in results]
     try:
         folder.mkdir(parents=True, exist_ok=True)
         tmp = folder / f".cards-fit-{key}.{os.getpid()}"
@@ -234,6 +245,9 @@ def overflow_message(card: CardView, result: Fit, size: str) -> str:
     c = CARD_SIZES[size]
     m = result.measure
     where = f"{card.clause_id}@{card.ruleset}: "
+    if not m.head_fits:
+        return (where + f"the ruleset's short name and the status do not fit in the head of a "
+                f"{size} card; give source {card.ruleset} a shorter short:")
     if not m.foot_fits:
         return (where + f"the clause id and permalink need {m.foot_needed:.1f} mm of the "
                 f"{m.foot_available:.1f} mm foot of a {size} card; use a shorter clause id or "
