@@ -184,8 +184,14 @@ def diff_cell(old: Cell | None, new: Cell | None) -> dict | None:
         elif f == "card":
             if not _same(va, vb):
                 ta, tb = (va or {}).get("text"), (vb or {}).get("text")
+                ha, hb = (va or {}).get("title"), (vb or {}).get("title")
+                parts = []
+                if text_changed(ha, hb):
+                    parts.append(f"title {render(word_diff(ha, hb))}")
+                if text_changed(ta, tb):
+                    parts.append(("text " if parts else "") + render(word_diff(ta, tb)))
                 out[f] = {"old": _jsonable(va), "new": _jsonable(vb),
-                          "diff": render(word_diff(ta, tb))}
+                          "diff": "; ".join(parts) or "(layout only)"}
         elif not _same(va, vb):
             out[f] = {"old": _jsonable(va), "new": _jsonable(vb)}
     if old is None or new is None:
