@@ -1,0 +1,89 @@
+"""The site build is deterministic and incremental (content hashes, not times)."""
+from __future__ import annotations
+
+import filecmp
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harmony.loader import load, new_yaml
+from harmony.site import views
+from harmony.site.build import CACHE, build_site
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "rules_data"
+
+
+def site_files(out: Path) -> dict[str, Path]:
+    return {p.relative_to(out).as_posix(): p for p in sorted(out.rglob("*"))
+            if p.is_file() and CACHE not in p.relative_to(out).parts}
+
+
+def test_same_input_gives_the_same_bytes(tmp_path):
+    a = build_site(RULES, tmp_path / "a")
+    b = build_site(RULES, tmp_path / "b")
+    fa, fb = site_files(a.out), site_files(b.out)
+    assert fa.keys() == fb.keys()
+    assert len(fa) > 20
+    different = [rel for rel in fa if not filecmp.cmp(fa[rel], fb[rel], shallow=False)]
+    assert different == []
+
+
+def _pick_clause(model):
+    """A clause whose PL text already differs from another rulebook's (so editing it changes
+    only its topic page: not the differences index, the revision pages or the glossary)."""
+    diff_rows = {r["id"]: r for t in views.differences_view(model) for r in t["rows"]}
+    for cid in sorted(diff_rows):
+        clause = model.clauses[cid]
+        cell = clause.cells.get("PL")
+        if cell is not None and cell.text and "text" in diff_rows[cid]["differs_in"] \
+                and "{{" not in cell.text:
+            return clause
+    pytest.skip("no clause with a PL text to edit")  # pragma: no cover
+
+
+def _edit_text(clause, suffix: str) -> None:
+    y = new_yaml()
+    path = Path(clause.file)
+    tree = y.load(path.read_text("utf-8"))
+    node = next(c for c in tree["clauses"] if c["id"] == clause.id)
+    node["cells"]["PL"]["text"] = str(node["cells"]["PL"]["text"]) + suffix
+    with path.open("w", encoding="utf-8") as f:
+        y.dump(tree, f)
+
+
+def test_a_one_clause_edit_rewrites_only_the_pages_that_show_it(tmp_path):
+    rules = tmp_path / "rules_data"
+    shutil.copytree(RULES, rules)
+    out = tmp_path / "out"
+    first = build_site(rules, out)
+    assert first.read and "index" in first.read
+
+    again = build_site(rules, out)
+    assert again.staged.written == [] and again.read == []
+    assert set(again.written) <= {"genindex", "search"}
+
+    model, _ = load(rules)
+    clause = _pick_clause(model)
+    doc = views.topic_doc(clause.topic)
+    before = {rel: p.read_bytes() for rel, p in site_files(out).items()}
+    cwd = os.getcwd()
+    os.chdir(tmp_path)  # clause.file is relative to where the model was loaded
+    try:
+        model, _ = load("rules_data")
+        _edit_text(model.clauses[clause.id], " Quokka-edit.")
+    finally:
+        os.chdir(cwd)
+    edited = build_site(rules, out)
+    assert edited.staged.written == [f"{doc}.rst"]
+    assert edited.read == [doc]
+    # Sphinx also re-writes the page whose toctree lists the edited one (its titles may show there)
+    assert set(edited.written) == {doc, "topics/index", "genindex", "search"}
+    after = {rel: p.read_bytes() for rel, p in site_files(out).items()}
+    changed = {rel for rel in after if before.get(rel) != after[rel]}
+    html_changed = {rel for rel in changed if rel.endswith(".html") and not rel.startswith("print/")}
+    assert f"{doc}.html" in html_changed
+    assert html_changed <= {f"{doc}.html", "genindex.html", "search.html"}
+    assert "Quokka-edit." in (out / f"{doc}.html").read_text("utf-8")
