@@ -60,6 +60,7 @@ checks of absence (``parameter-unset``, ``requirement-off``,
 from __future__ import annotations
 
 import functools
+import os
 import re
 from dataclasses import dataclass
 from fractions import Fraction
@@ -192,10 +193,17 @@ def where(cell: Cell) -> str:
 
 # ------------------------------------------------------- 1. prose numbers
 
-@functools.lru_cache(maxsize=64)
 def _file_lines(path: str) -> tuple[str, ...]:
-    doc = read_file(path)
-    return tuple(doc.text.splitlines())
+    try:
+        st = os.stat(path)
+    except OSError:
+        return ()
+    return _read_lines(path, st.st_mtime_ns, st.st_size)
+
+
+@functools.lru_cache(maxsize=64)
+def _read_lines(path: str, mtime: int, size: int) -> tuple[str, ...]:
+    return tuple(read_file(path).text.splitlines())
 
 
 def locate(start: Pos, needle: str, limit: int = 60) -> Pos:
