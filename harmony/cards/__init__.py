@@ -16,6 +16,7 @@ from ..model import Model
 from . import fit as _fit  # noqa: F401  (registers the card-overflow check)
 from .collect import CardView, collect
 from .fit import Fit, fit
+from .layout import MIN_MARGIN
 from .render import imposed_html, imposition, write_pdf
 
 __all__ = ["CardView", "CardOverflow", "collect", "fit", "render_html", "render_pdf"]
@@ -31,7 +32,8 @@ class CardOverflow(Exception):
 
 def render_html(model: Model, rules: list[str] | None = None, size: str = "poker", *,
                 paper: str = "a4", bleed: float = 0.0, crop_marks: bool = False,
-                backs: bool = False, site_url: str | None = None) -> str:
+                backs: bool = False, site_url: str | None = None,
+                margin: float = MIN_MARGIN) -> str:
     """A standalone printable HTML page of the cards (the PDF's templates and stylesheet).
 
     Sheets show as pages on screen and print at their exact size. A card too
@@ -39,7 +41,7 @@ def render_html(model: Model, rules: list[str] | None = None, size: str = "poker
     (``harmony check`` reports it).
     """
     cards = collect(model, rules, site_url)
-    im = imposition(size, paper, bleed)
+    im = imposition(size, paper, bleed, margin)
     results = fit(cards, size) if cards else []
     fonts = [r.font or im.card.font_steps[-1] for r in results]
     bad = {i for i, r in enumerate(results) if not r.fits}
@@ -50,10 +52,10 @@ def render_html(model: Model, rules: list[str] | None = None, size: str = "poker
 def render_pdf(model: Model, rules: list[str] | None = None, size: str = "poker", *,
                paper: str = "a4", bleed: float = 0.0, crop_marks: bool = False,
                backs: bool = False, site_url: str | None = None,
-               out: str | Path | None = None) -> tuple[bytes, list[CardView]]:
+               margin: float = MIN_MARGIN, out: str | Path | None = None) -> tuple[bytes, list[CardView]]:
     """The PDF of the cards and the cards in it; raises :class:`CardOverflow` rather than cut."""
     cards = collect(model, rules, site_url)
-    im = imposition(size, paper, bleed)
+    im = imposition(size, paper, bleed, margin)
     results = fit(cards, size) if cards else []
     bad = [(c, r) for c, r in zip(cards, results) if not r.fits]
     if bad:

@@ -5,7 +5,7 @@ import sys
 import time
 
 from ..cli import UsageError, command, rules_path
-from .layout import CARD_SIZES, PAPERS
+from .layout import CARD_SIZES, MIN_MARGIN, PAPERS
 
 DEFAULT_OUT = "build/cards.pdf"
 
@@ -22,6 +22,9 @@ def _args(p) -> None:
     p.add_argument("--paper", choices=tuple(PAPERS), default="a4", help="paper size (default a4)")
     p.add_argument("--bleed", type=float, default=0.0, metavar="MM",
                    help="extend each card's background this many mm past its trim (default 0)")
+    p.add_argument("--margin", type=float, default=MIN_MARGIN, metavar="MM",
+                   help=f"least distance from the paper edge to a card (default {MIN_MARGIN:g}: "
+                   "what most printers can reach)")
     p.add_argument("--crop-marks", action="store_true", help="draw cut marks in the margins")
     p.add_argument("--backs", action="store_true",
                    help="follow each sheet of fronts with its backs, mirrored for long-edge duplex")
@@ -41,8 +44,10 @@ def run_cards(args) -> int:
     path = rules_path(args.path)
     if args.bleed < 0 or args.bleed > 20:
         raise UsageError(f"--bleed must be between 0 and 20 mm, not {args.bleed:g}")
+    if args.margin < 0:
+        raise UsageError(f"--margin cannot be negative ({args.margin:g})")
     try:
-        impose(args.size, args.paper, args.bleed)
+        impose(args.size, args.paper, args.bleed, args.margin)
     except ValueError as e:
         raise UsageError(str(e))
     model, report = load(path)
@@ -59,7 +64,7 @@ def run_cards(args) -> int:
     try:
         pdf, cards = render_pdf(model, rules, args.size, paper=args.paper, bleed=args.bleed,
                                 crop_marks=args.crop_marks, backs=args.backs,
-                                site_url=args.site_url, out=None)
+                                site_url=args.site_url, margin=args.margin, out=None)
     except CardOverflow as e:
         for card, result in e.problems:
             print(f"{card_pos(card)}: error: {overflow_message(card, result, e.size)} "
@@ -81,7 +86,7 @@ def run_cards(args) -> int:
     except OSError as e:
         print(f"harmony cards: cannot write {out}: {e.strerror or e}", file=sys.stderr)
         return 1
-    im = impose(args.size, args.paper, args.bleed)
+    im = impose(args.size, args.paper, args.bleed, args.margin)
     sheets = im.sheets(len(cards))
     pages = sheets * (2 if args.backs else 1)
     print(f"wrote {out}: {len(cards)} cards, {im.per_sheet} to a sheet, {pages} pages "

@@ -12,7 +12,7 @@ from pathlib import Path
 import jinja2
 
 from .collect import CardView
-from .layout import CARD_SIZES, PAPERS, Imposition, impose
+from .layout import CARD_SIZES, MIN_MARGIN, PAPERS, Imposition, impose
 
 TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates" / "cards"
 #: Width of a crop mark line, mm (about 0.4 pt).
@@ -129,9 +129,10 @@ def write_pdf(html: str, out: str | Path | None = None) -> bytes:
     return pdf
 
 
-def imposition(size: str = "poker", paper: str = "a4", bleed: float = 0.0) -> Imposition:
+def imposition(size: str = "poker", paper: str = "a4", bleed: float = 0.0,
+               margin: float = MIN_MARGIN) -> Imposition:
     if size not in CARD_SIZES:
         raise ValueError(f"unknown card size '{size}' (sizes: {', '.join(CARD_SIZES)})")
     if paper not in PAPERS:
         raise ValueError(f"unknown paper '{paper}' (papers: {', '.join(PAPERS)})")
-    return impose(size, paper, bleed)
+    return impose(size, paper, bleed, margin)
