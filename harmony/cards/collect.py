@@ -104,7 +104,9 @@ def label(name: str) -> str:
 
 def key_numbers(params: dict[str, Any], parameters: dict) -> list[KeyNumber]:
     """The cell's parameters worth a line in the key numbers, in the cell's order."""
-    out = []
+    out: list[KeyNumber] = []
+    if not isinstance(params, dict):
+        return out
     for name, value in params.items():
         p = parameters.get(name)
         ptype = p.type if p is not None else None
@@ -136,7 +138,8 @@ def card_view(model: Model, clause: Clause, cell: Cell, site_url: str | None = N
     return CardView(
         ruleset=cell.source, ruleset_name=src.label if src else cell.source,
         colour=colour_of.get(cell.source, PALETTE[-1]),
-        title=" ".join((cell.card.title or clause.title or clause.id).split()),
+        title=" ".join(plain_text(cell.card.title or clause.title or clause.id, cell.params,
+                                  types).split()),
         text=plain_text(cell.card.text, cell.params, types).strip(),
         status=cell.status, option=cell.option,
         topic=topic.title if topic else clause.topic,
