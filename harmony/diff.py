@@ -460,13 +460,14 @@ def _pv(model: Model, name: str, value: Any) -> str:
     return render_value(value, p.type if p else None)
 
 
-def changes_rst(model_old: Model, model_new: Model, title: str) -> str:
+def changes_rst(model_old: Model, model_new: Model, title: str, rulings: bool = True) -> str:
     """A "what changed" page (reStructuredText) from ``model_old`` to ``model_new``.
 
     Clause text is data: it is shown with its marks resolved, escaped
-    (:func:`rst_escape`) or inside literal blocks, never as markup.
+    (:func:`rst_escape`) or inside literal blocks, never as markup. Changed
+    rulings are listed when ``rulings`` and the engine is there.
     """
-    d = diff_models(model_old, model_new, rulings=engine() is not None)
+    d = diff_models(model_old, model_new, rulings=rulings and engine() is not None)
     lines = _heading(title, "=")
     c = d["clauses"]
     if is_empty(d):
@@ -544,13 +545,124 @@ def _version_file(src: Source, version: str) -> str:
     return f"changes-{src.key.lower()}-{safe}.rst"
 
 
+def _source_version_in(text: str, path: str, key: str) -> str | None:
+    """The ``version`` of source ``key`` in one file's text (None when absent or unreadable)."""
+    from .loader import plain, read_text
+
+    doc = read_text(path, text)
+    tree = plain(doc.tree) if doc.tree is not None else None
+    if not isinstance(tree, dict):
+        return None
+    for s in tree.get("sources") or []:
+        if isinstance(s, dict) and s.get("key") == key:
+            v = s.get("version")
+            return None if v is None else str(v)
+    return None
+
+
+def model_at_version(model: Model, src: Source, version: str) -> Model | None:
+    """The rules_data as it was when ``src`` was at ``version``.
+
+    The model itself when that is the source's current version; otherwise
+    the folder as committed just before the source's file next changed after
+    giving that version (None when the folder is not in git or no commit
+    gives the version).
+    """
+    from .consistency import current_version
+    from .loader import load
+
+    if current_version(src) == version:
+        return model
+    root = Path(model.root).resolve()
+    try:
+        top = _git(root if root.is_dir() else root.parent, "rev-parse", "--show-toplevel")
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if top.returncode != 0 or not src.file:
+        return None
+    repo = Path(top.stdout.strip()).resolve()
+    try:
+        rel_file = Path(src.file).resolve().relative_to(repo).as_posix()
+        rel_root = root.relative_to(repo).as_posix()
+    except ValueError:
+        return None
+    log = _git(repo, "log", "--first-parent", "--format=%H", "--", rel_file)
+    if log.returncode != 0:
+        return None
+    newer = None  # the next newer commit that touched the file
+    for commit in log.stdout.split():
+        show = _git(repo, "show", f"{commit}:{rel_file}")
+        if show.returncode != 0 or _source_version_in(show.stdout, rel_file, src.key) != version:
+            newer = commit
+            continue
+        # the last state at this version: just before the file next changed
+        state = f"{newer}^" if newer else "HEAD"
+        arch = _git(repo, "archive", "--format=tar", state, "--", rel_root, binary=True)
+        if arch.returncode != 0:
+            return None
+        with tempfile.TemporaryDirectory(prefix="harmony-version-") as tmp:
+            _safe_extract(arch.stdout, Path(tmp))
+            old, _ = load(Path(tmp) / rel_root)
+        return old
+    return None
+
+
+def _cell_lines(model: Model, cell: Cell, base: dict, first: bool, prev: Model | None,
+                version: str) -> list[str]:
+    """The facts and text of one cell on a version page."""
+    clause = model.clauses[cell.clause_id]
+    lines = _heading(f"{clause.id}" + (f": {clause.title}" if clause.title else ""), "-")
+    facts = [f"- status: {rst_escape(cell.status)}" + (f" (option ``{cell.option}``)" if cell.option else "")]
+    rel = cell.relation
+    if rel:
+        facts.append(f"- {rst_escape(rel.type)}: "
+                     + (", ".join(f"``{r}``" for r in rel.clauses) or "nothing named"))
+    if cell.changed and cell.changed.version == version:
+        facts.append(f"- changed in {rst_escape(cell.changed.version)}: {rst_escape(cell.changed.note)}")
+    elif first and cell.changed:
+        facts.append(f"- changed again in {rst_escape(cell.changed.version)} (the text below is "
+                     "the current one)")
+    old = prev.cell(f"{cell.clause_id}@{cell.source}") if prev is not None else None
+    if old is not None and old.status != cell.status:
+        facts.append(f"- status was {rst_escape(old.status)}"
+                     + (f" (option ``{old.option}``)" if old.option else ""))
+    for name in sorted(set(cell.params) | set(old.params if old else {})):
+        value = cell.params.get(name)
+        if first:
+            b = base.get(name)
+            if b is not None and _same(b.value, value):
+                continue
+            was = f" (base: {rst_escape(_pv(model, name, b.value))})" if b is not None else ""
+        elif old is not None:
+            if _same(old.params.get(name), value) and (name in old.params) == (name in cell.params):
+                continue
+            was = f" (was {rst_escape(_pv(prev, name, old.params[name]))})" if name in old.params \
+                else " (new)"
+        else:
+            was = ""
+        now = rst_escape(_pv(model, name, value)) if name in cell.params else "no longer set"
+        facts.append(f"- ``{name}`` = {now}{was}")
+    lines += facts + [""]
+    if old is not None and not first:
+        a = _plain(prev, old, old.text)
+        b = _plain(model, cell, cell.text)
+        if text_changed(a, b):
+            lines += ["Text (removed words in [- -], added in {+ +})"] + _literal(render(word_diff(a, b)))
+            return lines
+    lines += ["Text"] + _literal(_plain(model, cell, cell.text) or "")
+    return lines
+
+
 def version_pages(model: Model) -> dict[str, str]:
     """One reStructuredText page per version of each revision, by file name.
 
     The first version's page lists everything the revision adds to its base
     (every covered cell: its relation, its text and the parameters it sets
-    that differ from the base's value); a later version's page lists the
-    cells whose ``changed`` record names that version, with the note.
+    that differ from the base's value). A later version's page lists the
+    cells whose ``changed`` record names that version, with the note; when
+    git history has the previous version (:func:`model_at_version`), it also
+    shows what each of those cells was: a word diff of the text, the old
+    status and parameter values.
     """
     from .consistency import settings
 
@@ -559,49 +671,30 @@ def version_pages(model: Model) -> dict[str, str]:
         src = model.sources[key]
         if not src.versions:
             continue
-        base = settings(model, src.base) if src.base else {}
-        cells = [c for cl in sorted(model.clauses.values(), key=lambda c: c.id)
-                 for k, c in sorted(cl.cells.items()) if k == key and c.covered]
         for i, v in enumerate(src.versions):
-            title = f"{src.title} {v.version} ({v.date})"
-            lines = _heading(title, "=")
+            at = model_at_version(model, src, v.version) or model
+            base = settings(at, src.base) if src.base else {}
+            cells = [c for cl in sorted(at.clauses.values(), key=lambda c: c.id)
+                     for k, c in sorted(cl.cells.items()) if k == key and c.covered]
+            lines = _heading(f"{src.title} {v.version} ({v.date})", "=")
             if v.note:
                 lines += [rst_escape(v.note), ""]
+            prev = None
             if i == 0:
-                against = model.sources[src.base].title if src.base in model.sources else "its base"
+                against = at.sources[src.base].title if src.base in at.sources else "its base"
                 lines += [f"What version {rst_escape(v.version)} adds to or changes in "
                           f"{rst_escape(against)}, clause by clause.", ""]
                 chosen = cells
             else:
-                prev = src.versions[i - 1].version
-                lines += [f"What changed since version {rst_escape(prev)}: the clauses whose "
+                prev_version = src.versions[i - 1].version
+                prev = model_at_version(model, src, prev_version)
+                lines += [f"What changed since version {rst_escape(prev_version)}: the clauses whose "
                           f"cells record a change in {rst_escape(v.version)}.", ""]
                 chosen = [c for c in cells if c.changed and c.changed.version == v.version]
             if not chosen:
                 lines += ["No clause records a change in this version.", ""]
             for cell in chosen:
-                clause = model.clauses[cell.clause_id]
-                lines += _heading(f"{clause.id}" + (f": {clause.title}" if clause.title else ""), "-")
-                rel = cell.relation
-                facts = [f"- status: {rst_escape(cell.status)}"
-                         + (f" (option ``{cell.option}``)" if cell.option else "")]
-                if rel:
-                    facts.append(f"- {rst_escape(rel.type)}: "
-                                 + (", ".join(f"``{r}``" for r in rel.clauses) or "nothing named"))
-                if cell.changed and (i > 0 or cell.changed.version == v.version):
-                    facts.append(f"- changed in {rst_escape(cell.changed.version)}: "
-                                 f"{rst_escape(cell.changed.note)}")
-                elif i == 0 and cell.changed:
-                    facts.append(f"- changed again in {rst_escape(cell.changed.version)} "
-                                 "(text below is the current one)")
-                for name, value in sorted(cell.params.items()):
-                    b = base.get(name)
-                    was = f" (base: {rst_escape(_pv(model, name, b.value))})" if b is not None else ""
-                    if i == 0 and b is not None and _same(b.value, value):
-                        continue
-                    facts.append(f"- ``{name}`` = {rst_escape(_pv(model, name, value))}{was}")
-                lines += facts + [""]
-                lines += ["Text"] + _literal(_plain(model, cell, cell.text) or "")
+                lines += _cell_lines(at, cell, base, i == 0, prev, v.version)
             pages[_version_file(src, v.version)] = "\n".join(lines).rstrip() + "\n"
     return pages
 
@@ -611,8 +704,8 @@ def version_pages(model: Model) -> dict[str, str]:
 def _diff_args(p):
     p.add_argument("old", help="a git revision (HEAD~3, a tag, a commit) or a rules_data folder")
     p.add_argument("new", help="a git revision or a rules_data folder")
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="text (word diffs as [-old-]{+new+}) or json")
+    p.add_argument("--format", choices=("text", "json", "rst"), default="text",
+                   help="text (word diffs as [-old-]{+new+}), json, or rst (a 'what changed' page)")
     p.add_argument("--rules-dir", default=RULES_DIR,
                    help=f"the folder read at a git revision (default {RULES_DIR})")
     p.add_argument("--no-rulings", action="store_true",
@@ -628,10 +721,14 @@ def run_diff(args) -> int:
         old.close()
         raise
     try:
-        d = diff_models(old.model, new.model, rulings=not args.no_rulings)
         for side in (old, new):
             for diag in side.report.errors:
                 print(f"harmony diff: {side.label}: {diag}", file=sys.stderr)
+        if args.format == "rst":
+            sys.stdout.write(changes_rst(old.model, new.model, f"Changes from {old.label} to {new.label}",
+                                         rulings=not args.no_rulings))
+            return 0
+        d = diff_models(old.model, new.model, rulings=not args.no_rulings)
         if args.format == "json":
             d = {"old": old.label, "new": new.label, "read_errors": {
                 "old": len(old.report.errors), "new": len(new.report.errors)}, **d}

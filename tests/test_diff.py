@@ -273,3 +273,37 @@ def test_v02_changes_the_ruling_of_a_scenario(tmp_path, capsys):
     out = capsys.readouterr().out
     assert "~ concealed-entry step" in out and "REV: Is the platoon spotted" in out
     assert "before: true" in out and "after:  false" in out
+
+
+def test_the_command_writes_a_what_changed_page(pair, capsys):
+    old, new = pair
+    edit(new, "opportunity-fire.yaml", "opfire.drm: 1,", "opfire.drm: 2,")
+    assert main(["diff", str(old), str(new), "--format", "rst", "--no-rulings"]) == 0
+    page = capsys.readouterr().out
+    assert rst_problems(page) == []
+    assert "- parameter ``opfire.drm``: \\+1 → \\+2" in page
+
+
+def test_version_pages_read_the_previous_version_from_git(repo):
+    """REV 0.2 committed over 0.1: its page shows what each changed cell was."""
+    data = repo / "rules_data"
+    edit(data, "sources.yaml", "    version: '0.1'\n    date: '2013-04-05'\n",
+         "    version: '0.2'\n    date: '2014-01-01'\n")
+    edit(data, "sources.yaml", "        note: First version.\n",
+         "        note: First version.\n      - version: '0.2'\n        date: '2014-01-01'\n"
+         "        note: Sharper opportunity fire.\n")
+    edit(data, "opportunity-fire.yaml", "A spotted mover entering a hex", "A spotted mover that enters a hex")
+    edit(data, "opportunity-fire.yaml", "opfire.drm: 2,", "opfire.drm: 3,")
+    edit(data, "opportunity-fire.yaml", "        requires: [spotting.rule]\n",
+         "        requires: [spotting.rule]\n        changed: {version: '0.2', note: Modifier raised.}\n")
+    git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "REV 0.2")
+    pages = version_pages(model(data))
+    assert sorted(pages) == ["changes-rev-0-1.rst", "changes-rev-0-2.rst"]
+    two = pages["changes-rev-0-2.rst"]
+    assert rst_problems(two) == []
+    assert "mover [-entering-]{+that enters+} a hex" in two
+    # the previous version is the last commit before 0.2 (drm +2), not the first one (+1)
+    assert "``opfire.drm`` = \\+3 (was \\+2)" in two
+    one = pages["changes-rev-0-1.rst"]
+    # the 0.1 page shows the 0.1 text, read from the commit where REV was at 0.1
+    assert "mover entering a hex" in one and "that enters" not in one
