@@ -17,8 +17,8 @@ smartquotes = False
 
 html_theme = "alabaster"
 html_theme_options = {
-    "page_width": "min(100%, 1400px)",
-    "sidebar_width": "220px",
+    "page_width": "1260px",
+    "sidebar_width": "190px",
     "fixed_sidebar": False,
     "show_powered_by": False,
     "show_relbars": True,

@@ -1,0 +1,61 @@
+"""``harmony serve``: start it, fetch a page over HTTP, edit a file, see the change, stop it."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def fetch(url: str) -> str:
+    with urllib.request.urlopen(url, timeout=10) as r:
+        return r.read().decode("utf-8")
+
+
+def test_serve_rebuilds_when_a_rules_file_changes(tmp_path):
+    rules = tmp_path / "rules_data"
+    shutil.copytree(ROOT / "rules_data", rules)
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    proc = subprocess.Popen([sys.executable, "-m", "harmony", "serve", str(rules), "--port", "0",
+                             "--out", str(tmp_path / "out")], stdout=subprocess.PIPE,
+                            stderr=subprocess.DEVNULL, text=True, cwd=tmp_path, env=env)
+    try:
+        url = None
+        deadline = time.monotonic() + 90
+        while url is None and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line and proc.poll() is not None:
+                break
+            m = re.search(r"serving (http://127\.0\.0\.1:\d+/)", line)
+            if m:
+                url = m.group(1)
+        assert url, "harmony serve did not start"
+        assert "The PanzerBlitz rules harmony" in fetch(url)
+        assert "Spotting" in fetch(url + "topics/spotting.html")
+
+        topics = rules / "topics.yaml"
+        text = topics.read_text("utf-8")
+        assert "title: Spotting\n" in text
+        topics.write_text(text.replace("title: Spotting\n", "title: Spotting (edited live)\n", 1),
+                          encoding="utf-8")
+        deadline = time.monotonic() + 90
+        seen = False
+        while time.monotonic() < deadline and not seen:
+            time.sleep(0.5)
+            seen = "Spotting (edited live)" in fetch(url + "topics/spotting.html")
+        assert seen, "the edit never showed up"
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 0
