@@ -38,6 +38,11 @@ def check_model(model: Model, report: Report) -> None:
     for clause in model.clauses.values():
         _clause(model, report, clause)
     _glossary_and_notes(model, report)
+    if report.incomplete:
+        if EXTRA_CHECKS and (model.clauses or model.sources or model.topics):
+            report.notes.append("cross-clause checks were not run, since some data could not "
+                                "be read: fix the errors above first")
+        return
     for check in EXTRA_CHECKS:
         check(model, report)
 
@@ -52,7 +57,7 @@ def _known(name: str, known, what: str) -> str:
     """The end of an unknown-reference message: a suggestion, or where to define it.
 
     >>> _known("PBB", {"PB": 1, "PL": 2}, "sources")
-    ": did you mean 'PB'? (known sources: PB, PL)"
+    ": did you mean 'PB'? known sources are PB, PL"
     >>> _known("x", {}, "topics")
     ': no topics are defined'
     """
@@ -60,7 +65,7 @@ def _known(name: str, known, what: str) -> str:
     if not names:
         return f": no {what} are defined"
     listed = ", ".join(names[:12]) + (", ..." if len(names) > 12 else "")
-    return f": {_close(name, names)}(known {what}: {listed})"
+    return f": {_close(name, names)}known {what} are {listed}"
 
 
 _FILE_LINES: dict[tuple, list[str]] = {}
@@ -145,6 +150,7 @@ def _sources(model: Model, report: Report) -> None:
 
 
 def _topics(model: Model, report: Report) -> None:
+    quiet = bool(report.left_out) or any(c.topic not in model.topics for c in model.clauses.values())
     for t in model.topics.values():
         for i, key in enumerate(t.sources):
             if key not in model.sources and not report.was_left_out(key):
@@ -158,6 +164,8 @@ def _topics(model: Model, report: Report) -> None:
                 continue
             seen[a.id] = a
         used = {c.aspect for c in model.clauses.values() if c.topic == t.id}
+        if quiet or not used <= set(seen):
+            continue  # a clause left out or misplaced: its row is not really empty
         for a in t.aspects:
             if a.id not in used:
                 report.warning(a.pos("id"), f"aspect '{a.id}' of topic '{t.id}' has no clause",

@@ -51,6 +51,10 @@ class Report:
     #: does not parse, an item that breaks the schema): references to them are
     #: not reported again, so one mistake gives one error
     left_out: set[str] = field(default_factory=set)
+    #: True when a file or an item could not be read into the model
+    incomplete: bool = False
+    #: remarks printed after the summary (e.g. checks that were skipped)
+    notes: list[str] = field(default_factory=list)
 
     def error(self, pos: Pos, message: str, code: str) -> None:
         self.diagnostics.append(Diagnostic(pos, "error", message, code))
@@ -61,6 +65,8 @@ class Report:
     def extend(self, other: "Report") -> None:
         self.diagnostics.extend(other.diagnostics)
         self.left_out |= other.left_out
+        self.incomplete = self.incomplete or other.incomplete
+        self.notes.extend(n for n in other.notes if n not in self.notes)
 
     def was_left_out(self, name: str | None) -> bool:
         """True when ``name`` may be defined by something the loader could not read."""
@@ -85,6 +91,7 @@ class Report:
     def to_text(self) -> str:
         lines = [str(d) for d in self.sorted()]
         lines.append(self.summary())
+        lines.extend(f"note: {n}" for n in self.notes)
         return "\n".join(lines) + "\n"
 
     def to_json(self) -> str:
@@ -92,6 +99,7 @@ class Report:
             "diagnostics": [d.as_dict() for d in self.sorted()],
             "summary": {"errors": len(self.errors), "warnings": len(self.warnings),
                         "files": self.files},
+            "notes": list(self.notes),
         }, indent=2, sort_keys=True) + "\n"
 
 

@@ -202,11 +202,24 @@ def read_text(path: str, text: str) -> Document:
         r.error(Pos(path), "YAML nested too deeply", "yaml-depth")
         return doc
     if tree is None:
-        r.error(Pos(path), "the file holds no data (its only value is null): a rules_data file "
+        r.error(first_content(path, text), "the file holds no data (its only value is null): a rules_data file "
                 "is a mapping of sections (sources, topics, clauses, ...)", "schema-type")
         return doc
     doc.tree = tree
     return doc
+
+
+def first_content(path: str, text: str) -> Pos:
+    """Where the first thing that is not blank or a comment starts.
+
+    >>> first_content("n.yaml", "# nothing yet\\n\\n  ~\\n")
+    Pos(path='n.yaml', line=3, col=3)
+    """
+    for n, line in enumerate(text.split("\n")):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return Pos(path, n + 1, len(line) - len(line.lstrip()) + 1)
+    return Pos(path)
 
 
 def _yaml_error(doc: Document, e: Exception) -> None:
@@ -232,9 +245,13 @@ def _yaml_error(doc: Document, e: Exception) -> None:
     elif "mapping values are not allowed" in problem:
         msg = ("':' where no key can start: if a value contains ': ', put the value in quotes, "
                "e.g. title: 'Spotting: who sees'; otherwise check the indentation of this line")
-        line = doc.text.splitlines()[mark.line] if mark and mark.line < len(doc.text.splitlines()) else ""
+        lines = doc.text.splitlines()
+        line = lines[mark.line] if mark and mark.line < len(lines) else ""
         k, sep, v = line.partition(": ")
-        if sep and ": " in v and not v.lstrip().startswith(("'", '"', "{", "[")):
+        if mark and " " not in line[:mark.column].strip() and line[:mark.column].strip():
+            msg = ("this key is not lined up with the keys above it, so it reads as part of the "
+                   "value above: indent it exactly as far as the other keys of its mapping")
+        elif sep and ": " in v and not v.lstrip().startswith(("'", '"', "{", "[")):
             msg = (f"': ' inside a plain value; put the value in quotes, e.g. "
                    f"{k.strip().lstrip('- ')}: '{v.strip()}'")
     elif "while parsing a flow" in context and cmark is not None:
@@ -393,9 +410,11 @@ def load(root: str | os.PathLike):
         report.extend(doc.report)
         if doc.tree is None:
             report.left_out |= names_in_text(doc.text)
+            report.incomplete = True
             continue
         schema_report, broken = validate_items(doc)
         report.extend(schema_report)
+        report.incomplete = report.incomplete or bool(broken)
         if () in broken:
             report.left_out |= names_in_text(doc.text)
             continue

@@ -16,7 +16,7 @@ import jsonschema
 from jsonschema import Draft202012Validator
 
 from .diagnostics import Report
-from .loader import Document, plain
+from .loader import Document, first_content, plain
 
 SCHEMA_FILE = "harmony.schema.json"
 
@@ -254,7 +254,8 @@ def validate_items(doc: Document) -> tuple[Report, set]:
         return report, {()}
     data = plain(doc.tree)
     if not isinstance(data, dict):
-        report.error(doc.pos(), f"the top level must be a mapping of sections (sources, topics, "
+        pos = doc.pos() if hasattr(doc.tree, "lc") else first_content(doc.path, doc.text)
+        report.error(pos, f"the top level must be a mapping of sections (sources, topics, "
                      f"clauses, ...), found {_kind(data)}", "schema-type")
         return report, {()}
     seen = set()
