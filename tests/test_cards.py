@@ -327,3 +327,11 @@ def test_a_head_too_long_is_an_overflow_too(model):
     cards[0].ruleset_name = "A short name that is far too long for the head of any card"
     result = fit(cards, cache=False)[0]
     assert not result.fits and not result.measure.head_fits
+
+
+def test_a_site_url_too_long_for_the_foot_is_refused_once(tmp_path, capsys):
+    out = tmp_path / "cards.pdf"
+    url = "https://example.org/" + "a-very-long-path/" * 8
+    assert main(["cards", str(RULES), "--site-url", url, "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.count("--site-url") == 1 and "10 card(s)" in err and not out.exists()

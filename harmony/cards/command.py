@@ -66,7 +66,17 @@ def run_cards(args) -> int:
                                 crop_marks=args.crop_marks, backs=args.backs,
                                 site_url=args.site_url, margin=args.margin, out=None)
     except CardOverflow as e:
-        for card, result in e.problems:
+        problems = e.problems
+        if args.site_url:  # a link too long for the foot is the URL's fault: say so once
+            feet = [r for _, r in problems if not r.measure.foot_fits]
+            if feet:
+                worst = max(r.measure.foot_needed for r in feet)
+                print(f"harmony cards: error: --site-url {args.site_url} makes the permalinks of "
+                      f"{len(feet)} card(s) too long for the foot of a {args.size} card (they need "
+                      f"up to {worst:.1f} mm of {feet[0].measure.foot_available:.1f} mm): use a "
+                      "shorter site URL", file=sys.stderr)
+                problems = [(c, r) for c, r in problems if r.measure.foot_fits]
+        for card, result in problems:
             print(f"{card_pos(card)}: error: {overflow_message(card, result, e.size)} "
                   "[card-overflow]", file=sys.stderr)
         print(f"harmony cards: {len(e.problems)} card(s) too long to print; nothing written",
