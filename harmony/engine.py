@@ -140,6 +140,8 @@ class Game:
         self.activation_why: dict[tuple[str, str], Why] = {}
         #: unit -> the reasoning that put its marker on
         self.marker_why: dict[str, Why] = {}
+        #: unit -> the reasoning that last took its spotted marker off
+        self.unmark_why: dict[str, Why] = {}
         #: unit -> the reasoning that turned it face down or put an opportunity counter on it
         self.state_why: dict[str, Why] = {}
         #: every line of sight checked since the last call of take_sights()
@@ -258,6 +260,9 @@ class Game:
                 why.add(mv.moving_spotted)
                 if mv.moving_spotted.value:
                     return True, "seen while moving"
+        if u.id in self.unmark_why:
+            why.add(self.unmark_why[u.id])
+            return False, "in concealing terrain, its spotted marker taken off"
         return False, "in concealing terrain, not spotted"
 
     def _place_marker(self, u: Unit, why: Why, opportunity: bool = False) -> None:
@@ -274,11 +279,18 @@ class Game:
         keep = why.child()
         keep.add(why)
         self.marker_why[u.id] = keep
+        self.unmark_why.pop(u.id, None)
 
-    def _remove_marker(self, u: Unit) -> None:
+    def _remove_marker(self, u: Unit, why: Why | None = None) -> None:
+        """Take the spotted marker off; ``why`` is the reasoning that took it off."""
+        had = bool(u.markers & {"spotted", "opportunity-spotted"})
         u.markers.discard("spotted")
         u.markers.discard("opportunity-spotted")
         self.marker_why.pop(u.id, None)
+        if had and why is not None:
+            keep = why.child()
+            keep.add(why)
+            self.unmark_why[u.id] = keep
 
     def _markers_housekeeping(self) -> None:
         """Markers that come off at once: out of every eligible enemy's sight, or out of cover."""
@@ -288,11 +300,11 @@ class Game:
             why = Why(self.rules)
             if not self.concealing(u):
                 if why.p("spot.marker-off-leaving-concealing"):
-                    self._remove_marker(u)
+                    self._remove_marker(u, why)
                 continue
             if why.p("spot.marker-off-when-no-los"):
                 if not self._eligible_seers(u, why):
-                    self._remove_marker(u)
+                    self._remove_marker(u, why)
 
     def _spot_firer(self, u: Unit, opportunity: bool) -> None:
         """A unit in cover that fires in sight of an eligible enemy is spotted (where the rules say so)."""
@@ -453,7 +465,7 @@ class Game:
                     if not (adjacent_spot.p("spot.adjacent") and any(
                             adjacent(e.hex, u.hex) and self.may_spot(e, adjacent_spot)
                             for e in self.enemies_of(u))):
-                        self._remove_marker(u)
+                        self._remove_marker(u, why)
         return why
 
     def _count_activation(self, u: Unit, h: Hex, cost: int) -> None:
@@ -515,6 +527,7 @@ class Game:
         candidates = []
         for f in self.enemies_of(t):
             if self._firer_problem(f, t, why):
+                why.add(self.state_why.get(f.id))   # e.g. turned face down by an earlier attack
                 continue
             if not self.sees(f.hex, t.hex):
                 continue
@@ -682,21 +695,30 @@ class Game:
                 if u.dispersed and u.dispersed_in < self.turn:
                     u.dispersal = "none"
             else:
-                if "spotted" in u.markers and u.movement > 0 and why.p("spot.turn-end-clears-movers"):
-                    self._remove_marker(u)
-                if "opportunity-spotted" in u.markers and why.p("spot.turn-end-promotes-opportunity"):
-                    u.markers.discard("opportunity-spotted")
-                    u.markers.add("spotted")
-                    self.marker_why.setdefault(u.id, Why(self.rules)).add(why)
+                if "spotted" in u.markers:
+                    clears = Why(self.rules)
+                    if clears.p("spot.turn-end-clears-movers") and u.movement > 0:
+                        self._remove_marker(u, clears)
+                    else:   # kept: the housekeeping rule was applied and spared it
+                        self.marker_why.setdefault(u.id, Why(self.rules)).add(clears)
+                if "opportunity-spotted" in u.markers:
+                    turns = Why(self.rules)
+                    if turns.p("spot.turn-end-promotes-opportunity"):
+                        u.markers.discard("opportunity-spotted")
+                        u.markers.add("spotted")
+                        self.marker_why.setdefault(u.id, Why(self.rules)).add(turns)
         i = self.sides.index(ending)
         self.side = self.sides[(i + 1) % len(self.sides)]
         self.phase = "fire"
         self.turn += 1
         self._reset_phase()
         for u in self.alive():
-            if u.side == self.side and u.markers & {"spotted", "opportunity-spotted"} \
-                    and why.p("spot.markers-off-own-fire-phase"):
-                self._remove_marker(u)
+            if u.side == self.side and u.markers & {"spotted", "opportunity-spotted"}:
+                own = Why(self.rules)
+                if own.p("spot.markers-off-own-fire-phase"):
+                    self._remove_marker(u, own)
+                else:
+                    self.marker_why.setdefault(u.id, Why(self.rules)).add(own)
         self._markers_housekeeping()
 
     # ------------------------------------------------------------- reading
@@ -706,6 +728,8 @@ class Game:
         why = Why(self.rules)
         if u.markers & {"spotted", "opportunity-spotted"}:
             why.add(self.marker_why.get(u.id))
+        elif u.id in self.unmark_why:
+            why.add(self.unmark_why[u.id])
         if "opportunity-fire" in u.markers:
             why.add(self.state_why.get(u.id))
         return why.ruling(sorted(u.markers))

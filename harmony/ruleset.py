@@ -11,7 +11,10 @@ order of precedence:
 2. the same, for its base (REV and DB build on PB), then the base's base;
 3. the parameter's declared ``default``. When an optional cell of the chain
    would set the parameter but its option is off, the default is kept and
-   that cell's clause is named as the reason (origin ``option-off``).
+   that cell's clause is named as the reason (origin ``option-off``). When
+   the source has a cell (``not-covered``, ``nil`` or a rule that does not set
+   it) in a row where other rulebooks set the parameter, that row's clause is
+   named (origin ``silent``): the row where the rulebook says nothing of it.
 
 Each value remembers the clause that set it (:class:`Setting`), so the engine
 can say *why* it ruled as it did. The engine never looks at a ruleset's name.
@@ -42,8 +45,7 @@ class Setting:
     value: Any
     clause: str | None       # the clause id that set it; None for the declared default
     source: str | None       # the source whose cell set it (REV's base PB, say)
-    origin: str              # own | base | default | option-off (default kept: the option that
-                             # would set it is off, and its clause is named)
+    origin: str              # own | base | default | option-off | silent (see _resolve)
     cell: str | None = None  # "clause-id@SOURCE"
 
 
@@ -184,6 +186,13 @@ def _resolve(pname: str, ptype: str, default: Any, chain: Iterable[str], options
         cell, src = off
         return Setting(pname, coerce(ptype, default), cell.clause_id, src, "option-off",
                        f"{cell.clause_id}@{src}")
+    own = next(iter(chain), None)
+    for clause in clauses:
+        # The row where other rulebooks set it and this one says nothing (or "no such rule").
+        cell = clause.cells.get(own)
+        if cell is not None and any(pname in (c.params or {}) for c in clause.cells.values()):
+            return Setting(pname, coerce(ptype, default), clause.id,
+                           own, "silent", f"{clause.id}@{own}")
     return Setting(pname, coerce(ptype, default), None, None, "default")
 
 
