@@ -40,6 +40,8 @@ class BuildResult:
     warnings: list[str] = field(default_factory=list)
     extras: list[str] = field(default_factory=list)
     seconds: float = 0.0
+    #: seconds spent loading and checking the rules, generating the pages, in Sphinx
+    phases: dict[str, float] = field(default_factory=dict)
 
     @property
     def index(self) -> Path:
@@ -99,11 +101,13 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
     model, report = check_path(rules)
     if report.errors:
         raise BuildError(f"{len(report.errors)} error(s) in {rules}: fix them first", report)
+    checked = time.perf_counter()
     out = Path(out).resolve()
     cache = out / CACHE
-    files = generate.pages(model, site_dir)
     extras = generate.extra_pages(model)
+    files = generate.pages(model, site_dir, extras)
     staged = generate.stage(files, cache / "src", site_dir)
+    generated = time.perf_counter()
     nocolor()
     warnings = io.StringIO()
     result = BuildResult(out=out, staged=staged)
@@ -119,4 +123,6 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
             result.extras.append(page["file"])
     result.warnings = sphinx_warnings(warnings.getvalue(), cache / "src", site_dir)
     result.seconds = time.perf_counter() - start
+    result.phases = {"load and check": checked - start, "generate": generated - checked,
+                     "sphinx": time.perf_counter() - generated}
     return result

@@ -21,6 +21,7 @@ A \\`title\\`
 """
 from __future__ import annotations
 
+import functools
 import hashlib
 import importlib
 import importlib.util
@@ -64,7 +65,9 @@ def data(value) -> str:
     return json.dumps(value, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
 
 
+@functools.cache
 def environment() -> jinja2.Environment:
+    """The Jinja2 environment of the site's templates (made once per process)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=False,
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                              trim_blocks=True, lstrip_blocks=True)
@@ -158,8 +161,8 @@ def ruleset_label(model: Model, ruleset: str) -> str:
 
 
 # ------------------------------------------------------------------ pages
-def pages(model: Model, site_dir: Path = SITE) -> dict[str, str]:
-    """Every generated source file: relative path -> text."""
+def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None) -> dict[str, str]:
+    """Every generated source file: relative path -> text (``extras``: :func:`extra_pages`)."""
     env = environment()
     out: dict[str, str] = {}
     topics = [views.topic_view(model, t) for t in model.topics_in_order()]
@@ -167,7 +170,7 @@ def pages(model: Model, site_dir: Path = SITE) -> dict[str, str]:
     scenarios = [scenario_view(model, sid) for sid in sorted(model.scenarios)]
     sources = [views.source_view(s) for s in sorted(model.sources.values(),
                                                     key=lambda s: (s.year or 9999, s.key))]
-    extras = extra_pages(model)
+    extras = extra_pages(model) if extras is None else extras
     changes = change_pages(model)
     hand = sorted(p.stem for p in site_dir.glob("*.rst") if p.stem not in ("index",))
     ctx = {"topics": topics, "revisions": revisions, "scenarios": scenarios, "sources": sources,
