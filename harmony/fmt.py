@@ -16,16 +16,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .diagnostics import Pos
 from .loader import Document, new_yaml, plain, read_file, yaml_files
-from .schema import schema
-
-
-def _resolve(s: dict) -> dict:
-    while isinstance(s, dict) and "$ref" in s:
-        target = schema()
-        for part in s["$ref"].split("/")[1:]:   # a JSON pointer: #/$defs/scenario/$defs/map
-            target = target[part]
-        s = target
-    return s
+from .schema import resolve as _resolve, schema, validate_items
 
 
 def _branch(s: dict, node) -> dict:
@@ -87,6 +78,10 @@ def formatted(doc: Document) -> str:
 
 
 def write_atomic(path: str, text: str) -> None:
+    """Replace ``path`` by ``text`` all at once: a temporary file in the same
+    folder, flushed to disk, then renamed over the original. If anything
+    fails (or the write is interrupted) the original is left as it was and
+    the temporary file is removed."""
     folder = os.path.dirname(os.path.abspath(path))
     mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644
     fd, tmp = tempfile.mkstemp(prefix=".harmony-fmt-", suffix=".tmp", dir=folder)
@@ -110,13 +105,26 @@ class FmtResult:
     files: int
 
 
+BOM = b"\xef\xbb\xbf"
+
+
 def fmt_path(root: str, check: bool = False) -> FmtResult:
-    """Format every YAML file under ``root``; with ``check`` only report which would change."""
+    """Format every YAML file under ``root``; with ``check`` only report which would change.
+
+    A file with reading or schema errors is never written (it is returned in
+    ``failed`` with its diagnostics); neither is one whose text would not
+    change, so its bytes, inode and modification time stay as they are.
+    """
     changed, failed, files = [], [], 0
     for p in yaml_files(root):
         files += 1
         doc = read_file(p)
         if doc.tree is None or doc.report.errors:
+            failed.append(doc)
+            continue
+        schema_report, _ = validate_items(doc)
+        if schema_report.errors:
+            doc.report.extend(schema_report)
             failed.append(doc)
             continue
         try:
@@ -125,8 +133,19 @@ def fmt_path(root: str, check: bool = False) -> FmtResult:
             doc.report.error(Pos(doc.path), str(e).split(": ", 1)[1], "fmt-unsafe")
             failed.append(doc)
             continue
-        if text != doc.text:
+        try:
+            with open(p, "rb") as f:
+                had_bom = f.read(len(BOM)) == BOM
+        except OSError:
+            had_bom = False
+        if text != doc.text or had_bom:
             changed.append(doc.path)
             if not check:
-                write_atomic(str(p), text)
+                try:
+                    write_atomic(str(p), text)
+                except OSError as e:
+                    changed.pop()
+                    doc.report.error(Pos(doc.path), f"cannot write the formatted file "
+                                     f"({e.strerror or e}); the file is left as it was", "fmt-write")
+                    failed.append(doc)
     return FmtResult(changed, failed, files)

@@ -156,7 +156,7 @@ def _expand(error: jsonschema.ValidationError) -> list[jsonschema.ValidationErro
     return out
 
 
-def _resolve(s: Any) -> Any:
+def resolve(s: Any) -> Any:
     """Follow a local ``$ref`` (``#/$defs/a`` or ``#/$defs/a/$defs/b``) to its definition."""
     seen = 0
     while isinstance(s, dict) and "$ref" in s and seen < 20:
@@ -168,7 +168,7 @@ def _resolve(s: Any) -> Any:
 
 
 def _shape(branch: dict) -> str:
-    b = _resolve(branch)
+    b = resolve(branch)
     if "enum" in b or "const" in b:
         return " or ".join(repr(v) for v in b.get("enum", [b.get("const")]))
     t = b.get("type")
@@ -212,7 +212,7 @@ def _message(e: jsonschema.ValidationError, data: Any) -> tuple[str, str, bool]:
         desc = e.schema.get("description", f"it must match {e.validator_value}")
         return f"{_short(inst)} is not a valid value for {where}: {desc}", "schema-pattern", False
     if v == "propertyNames":
-        desc = _resolve(e.validator_value).get("description", "")
+        desc = resolve(e.validator_value).get("description", "")
         return (f"{_short(inst)} is not a valid key in {where}" + (f": {desc}" if desc else ""),
                 "schema-pattern", True)
     if v == "minLength":
