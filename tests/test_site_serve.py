@@ -23,9 +23,10 @@ def test_serve_rebuilds_when_a_rules_file_changes(tmp_path):
     rules = tmp_path / "rules_data"
     shutil.copytree(ROOT / "rules_data", rules)
     env = dict(os.environ, PYTHONUNBUFFERED="1")
+    errors = open(tmp_path / "serve.err", "w+", encoding="utf-8")
     proc = subprocess.Popen([sys.executable, "-m", "harmony", "serve", str(rules), "--port", "0",
                              "--out", str(tmp_path / "out")], stdout=subprocess.PIPE,
-                            stderr=subprocess.DEVNULL, text=True, cwd=tmp_path, env=env)
+                            stderr=errors, text=True, cwd=tmp_path, env=env)
     try:
         url = None
         deadline = time.monotonic() + 90
@@ -50,7 +51,9 @@ def test_serve_rebuilds_when_a_rules_file_changes(tmp_path):
         while time.monotonic() < deadline and not seen:
             time.sleep(0.5)
             seen = "Spotting (edited live)" in fetch(url + "topics/spotting.html")
-        assert seen, "the edit never showed up"
+        errors.flush()
+        assert seen, ("the edit never showed up; the server said:\n"
+                      + (tmp_path / "serve.err").read_text("utf-8"))
     finally:
         proc.send_signal(signal.SIGINT)
         try:
@@ -58,4 +61,5 @@ def test_serve_rebuilds_when_a_rules_file_changes(tmp_path):
         except subprocess.TimeoutExpired:  # pragma: no cover
             proc.kill()
             proc.wait()
+        errors.close()
     assert proc.returncode == 0

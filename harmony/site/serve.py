@@ -71,6 +71,9 @@ def serve(rules: Path, out: Path, port: int = 8000, interval: float = 0.5,
     """Build, serve ``out`` on 127.0.0.1:``port`` and rebuild on change until ``stop`` is set
     (or Ctrl-C)."""
     stop = stop or threading.Event()
+    # Taken before the first build, so an edit made while it runs (or just
+    # after) is seen as a change and rebuilt, never missed.
+    seen = fingerprint(rules)
     if not rebuild(rules, out) and not (out / "index.html").is_file():
         return 1
     handler = functools.partial(_Handler, directory=str(out))
@@ -78,7 +81,6 @@ def serve(rules: Path, out: Path, port: int = 8000, interval: float = 0.5,
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     print(f"serving http://127.0.0.1:{server.server_address[1]}/ (Ctrl-C stops)", flush=True)
-    seen = fingerprint(rules)
     try:
         while not stop.wait(interval):
             now = fingerprint(rules)
