@@ -174,9 +174,10 @@ def test_search_index_holds_clause_words(site):
     assert '"spotted"' in index and '"opportun' in index
 
 
-def test_generated_pages_give_no_sphinx_warnings(site):
-    generated = [w for w in site.warnings if f"{CACHE}{'/'}src" in w]
-    assert generated == []
+def test_the_site_builds_without_a_sphinx_warning(site):
+    # Generated and hand-written pages alike: a broken table or reference in the
+    # authoring guide is as much a defect as one in a topic page.
+    assert site.warnings == []
 
 
 def test_optional_pages_are_there_when_their_modules_are(site):
