@@ -41,7 +41,7 @@ from .los import Sight, sight
 from .ruleset import Ruleset
 from .rulings import Ruling, Why
 from .terrain import HexMap, MapError
-from .units import Unit
+from .units import RESULTS, Unit
 
 PHASES = ("fire", "movement")
 
@@ -69,6 +69,12 @@ TEST_DEFAULTS: dict[str, Any] = {
 
 class EngineError(ValueError):
     """An impossible order (a move to a hex that is not adjacent, an unknown unit, ...)."""
+
+
+def _check_result(result: str) -> None:
+    """A combat outcome is one of :data:`harmony.units.RESULTS`; anything else is an error."""
+    if result not in RESULTS:
+        raise EngineError(f"unknown combat result {result!r} (expected one of {', '.join(RESULTS)})")
 
 
 @dataclass
@@ -324,6 +330,8 @@ class Game:
         if t.eliminated:
             return why.ruling(False, "target eliminated")
         units = [self.unit(f) for f in firers]
+        if not units:
+            raise EngineError(f"no firing unit named for the attack on '{target}'")
         for f in units:
             if f.side != self.side or self.phase != "fire":
                 return why.ruling(False, f"{f.id} may fire only in its own fire phase")
@@ -362,6 +370,7 @@ class Game:
 
     def fire(self, firers: list[str], target: str, result: str) -> Ruling:
         """Direct fire with a given outcome; applied only if the fire is allowed."""
+        _check_result(result)
         ok = self.can_fire(firers, target)
         if ok.value:
             t = self.unit(target)
@@ -576,6 +585,7 @@ class Game:
 
     def opportunity_fire(self, firers: list[str], result: str) -> Ruling:
         """Opportunity fire on the current mover with a given outcome (if the attack is open)."""
+        _check_result(result)
         mv = self.move
         if mv is None:
             raise EngineError("opportunity fire needs a unit on the move")
@@ -646,6 +656,7 @@ class Game:
 
     def interdict(self, firer: str, result: str) -> Ruling:
         """An interdiction attack on the current mover with a given outcome (if open)."""
+        _check_result(result)
         mv = self.move
         if mv is None:
             raise EngineError("interdiction needs a unit on the move")
