@@ -9,6 +9,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from pypdf import PdfReader
 
 from harmony.loader import load
 from harmony.site import generate
@@ -186,6 +187,41 @@ def test_optional_pages_are_there_when_their_modules_are(site):
         assert 'href="print/cards.html"' in (site.out / "cards.html").read_text("utf-8")
     if generate.optional_module("harmony.diff") is not None:
         assert list(site.out.glob("changes-*.html"))
+
+
+def test_the_site_offers_the_rule_cards_as_a_pdf(site, model):
+    from harmony.cards import collect
+    pdf = site.out / "print" / "harmony-cards.pdf"
+    assert 'href="print/harmony-cards.pdf"' in (site.out / "cards.html").read_text("utf-8")
+    reader = PdfReader(str(pdf))
+    cards = collect(model)
+    assert cards and len(reader.pages) == -(-len(cards) // 9)      # nine to an A4 sheet
+    text = " ".join(page.extract_text() for page in reader.pages)
+    assert all(card.title.split()[0] in text for card in cards)
+
+
+def test_the_pdf_is_printed_again_only_when_the_cards_change(tmp_path, monkeypatch):
+    import harmony.cards
+    printed = []
+    real = harmony.cards.write_pdf
+    monkeypatch.setattr(harmony.cards, "write_pdf", lambda html: printed.append(1) or real(html))
+    rules = tmp_path / "rules_data"
+    shutil.copytree(RULES, rules)
+    out = tmp_path / "out"
+    first = build_site(rules, out)
+    assert "print/harmony-cards.pdf" in first.extras and len(printed) == 1
+    pdf = out / "print" / "harmony-cards.pdf"
+    before = pdf.read_bytes()
+    assert "print/harmony-cards.pdf" not in build_site(rules, out).extras
+    assert len(printed) == 1                      # same cards: WeasyPrint not run again
+    path = rules / "spotting.yaml"
+    text = path.read_text("utf-8")
+    assert "title: Who spots\n" in text
+    path.write_text(text.replace("title: Who spots\n", "title: Who may spot\n", 1), "utf-8")
+    again = build_site(rules, out)
+    assert "print/harmony-cards.pdf" in again.extras and pdf.read_bytes() != before
+    assert len(printed) == 2
+    assert "Who may spot" in " ".join(p.extract_text() for p in PdfReader(str(pdf)).pages)
 
 
 # ------------------------------------------------------------------ the :clause: role

@@ -19,7 +19,8 @@ from .fit import Fit, fit
 from .layout import MIN_MARGIN
 from .render import imposed_html, imposition, write_pdf
 
-__all__ = ["CardView", "CardOverflow", "collect", "fit", "render_html", "render_pdf"]
+__all__ = ["CardView", "CardOverflow", "collect", "fit", "pdf_html", "render_html", "render_pdf",
+           "write_pdf"]
 
 
 class CardOverflow(Exception):
@@ -49,11 +50,13 @@ def render_html(model: Model, rules: list[str] | None = None, size: str = "poker
                         overflowing=bad)
 
 
-def render_pdf(model: Model, rules: list[str] | None = None, size: str = "poker", *,
-               paper: str = "a4", bleed: float = 0.0, crop_marks: bool = False,
-               backs: bool = False, site_url: str | None = None,
-               margin: float = MIN_MARGIN, out: str | Path | None = None) -> tuple[bytes, list[CardView]]:
-    """The PDF of the cards and the cards in it; raises :class:`CardOverflow` rather than cut."""
+def pdf_html(model: Model, rules: list[str] | None = None, size: str = "poker", *,
+             paper: str = "a4", bleed: float = 0.0, crop_marks: bool = False,
+             backs: bool = False, site_url: str | None = None,
+             margin: float = MIN_MARGIN) -> tuple[str, list[CardView]]:
+    """The HTML WeasyPrint prints, and the cards in it; raises :class:`CardOverflow` rather
+    than cut. The same model and options give the same text, so a caller can hash it to
+    know whether the PDF needs printing again."""
     cards = collect(model, rules, site_url)
     im = imposition(size, paper, bleed, margin)
     results = fit(cards, size) if cards else []
@@ -61,4 +64,14 @@ def render_pdf(model: Model, rules: list[str] | None = None, size: str = "poker"
     if bad:
         raise CardOverflow(bad, size)
     html = imposed_html(cards, [r.font for r in results], im, crop_marks=crop_marks, backs=backs)
+    return html, cards
+
+
+def render_pdf(model: Model, rules: list[str] | None = None, size: str = "poker", *,
+               paper: str = "a4", bleed: float = 0.0, crop_marks: bool = False,
+               backs: bool = False, site_url: str | None = None,
+               margin: float = MIN_MARGIN, out: str | Path | None = None) -> tuple[bytes, list[CardView]]:
+    """The PDF of the cards and the cards in it; raises :class:`CardOverflow` rather than cut."""
+    html, cards = pdf_html(model, rules, size, paper=paper, bleed=bleed, crop_marks=crop_marks,
+                           backs=backs, site_url=site_url, margin=margin)
     return write_pdf(html, out), cards

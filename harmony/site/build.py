@@ -68,6 +68,19 @@ def write_if_changed(path: Path, data: bytes) -> bool:
     return True
 
 
+def write_pdf_if_changed(pdf: dict, out: Path, cache: Path) -> bool:
+    """Print ``pdf["html"]`` to ``out / pdf["file"]`` unless the same HTML was printed there
+    last time (a hash of it is kept in the cache): printing is the slow part."""
+    target = out / pdf["file"]
+    stamp = cache / "pdf" / (pdf["file"].replace("/", "__") + ".sha256")
+    key = hashlib.sha256(pdf["html"].encode("utf-8")).hexdigest()
+    if target.is_file() and stamp.is_file() and stamp.read_text("ascii") == key:
+        return False
+    changed = write_if_changed(target, pdf["write"](pdf["html"]))
+    write_if_changed(stamp, key.encode("ascii"))
+    return changed
+
+
 def sphinx_warnings(text: str, staged: Path, site_dir: Path) -> list[str]:
     """Sphinx's warnings, one per entry, with staged copies of hand-written pages named by
     their real path (``site/authoring.rst:95: WARNING: ...``)."""
@@ -121,6 +134,8 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
     for name, page in sorted(extras.items()):
         if write_if_changed(out / page["file"], page["html"].encode("utf-8")):
             result.extras.append(page["file"])
+        if page.get("pdf") and write_pdf_if_changed(page["pdf"], out, cache):
+            result.extras.append(page["pdf"]["file"])
     result.warnings = sphinx_warnings(warnings.getvalue(), cache / "src", site_dir)
     result.seconds = time.perf_counter() - start
     result.phases = {"load and check": checked - start, "generate": generated - checked,

@@ -204,7 +204,9 @@ def extra_pages(model: Model) -> dict[str, dict]:
     """Pages of other helpers' optional modules, when those modules exist.
 
     ``harmony.cards.render_html(model)``: the printable rule cards, a standalone
-    HTML page written beside the site and linked from a page of it.
+    HTML page written beside the site and linked from a page of it; with
+    ``harmony.cards.pdf_html`` the same cards as the PDF ``harmony cards``
+    prints by default (``pdf``: its file, its HTML, and the function that prints it).
     """
     out = {}
     cards = optional_module("harmony.cards")
@@ -213,6 +215,14 @@ def extra_pages(model: Model) -> dict[str, dict]:
                         "html": cards.render_html(model),
                         "intro": "The rules as short cards, one per cell that has a card, laid "
                                  "out for printing and cutting."}
+        if hasattr(cards, "pdf_html"):
+            try:
+                html, printed = cards.pdf_html(model)
+            except cards.CardOverflow:   # harmony check has reported it; no PDF then
+                printed = []
+            if printed:
+                out["cards"]["pdf"] = {"file": "print/harmony-cards.pdf", "html": html,
+                                       "write": cards.write_pdf}
     return out
 
 

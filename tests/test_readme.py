@@ -1,0 +1,34 @@
+"""The README tells the truth: its two commands, and a line for every command of the CLI."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from harmony import commands  # noqa: F401  (registers every subcommand)
+from harmony.cli import COMMANDS, parser
+
+ROOT = Path(__file__).resolve().parent.parent
+README = (ROOT / "README.md").read_text("utf-8")
+
+
+def section(title: str) -> str:
+    return README.split(f"## {title}\n", 1)[1].split("\n## ", 1)[0]
+
+
+def test_exactly_two_commands_one_builds_one_tests():
+    block = re.search(r"```sh\n(.*?)```", section("Two commands"), re.S).group(1)
+    cmds = [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
+    assert cmds == ["bash .ci/setup && harmony build", "bash .ci/setup && python3 -m pytest -q"]
+    ci = (ROOT / ".ci" / "run").read_text("utf-8")
+    assert "bash .ci/setup" in ci and cmds[1].split("&& ")[1] in ci
+
+
+def test_every_command_is_documented_and_every_documented_command_exists():
+    block = re.search(r"```\n(.*?)```", section("The command line"), re.S).group(1)
+    documented = re.findall(r"^harmony (\w+)", block, re.M)
+    assert sorted(documented) == sorted(COMMANDS)
+    for name in documented:         # the options shown are the options the command takes
+        line = block.split(f"harmony {name} ", 1)[1].split("\nharmony ", 1)[0]
+        sub = parser()._subparsers._group_actions[0].choices[name]
+        known = {o for a in sub._actions for o in a.option_strings}
+        assert set(re.findall(r"--[a-z-]+", line)) <= known, name
