@@ -400,6 +400,9 @@ class Game:
                               f"{self.phase} phase")
         if mode not in ("normal", "concealed", "revealed"):
             raise EngineError(f"unknown movement mode '{mode}'")
+        if "opportunity-fire" in u.markers:
+            raise EngineError(f"unit '{uid}' has an opportunity fire counter and may not move "
+                              "in this player turn")
         self.move = Move(uid, mode, u.hex, overrun=overrun)
 
     def enter(self, where: str | Hex, mp: int | None = None) -> Entry:
@@ -527,6 +530,8 @@ class Game:
             return why.ruling([], "the rulebook has no opportunity fire")
         if t.eliminated or mv is None or mv.unit != t.id:
             return why.ruling([], "only a unit on the move may be attacked")
+        if mv.stopped:
+            return why.ruling([], "the mover has stopped: its move is over")
         limit = why.p("opfire.per-target-per-phase")
         if limit and self.opfire_on.get(t.id, 0) >= limit:
             return why.ruling([], "already attacked by opportunity fire this phase")
@@ -632,6 +637,8 @@ class Game:
             return why.ruling([], "the rulebook has no interdiction")
         if t.eliminated or mv is None or mv.unit != t.id:
             return why.ruling([], "only a unit on the move may be interdicted")
+        if mv.stopped:
+            return why.ruling([], "the mover has stopped: its move is over")
         firers = [f for f in self.enemies_of(t) if t.hex in f.registration and f.indirect_fire
                   and f.face_up and not f.dispersed and f.id not in self.interdicted_by]
         if not firers:
