@@ -7,6 +7,7 @@ that model.
 """
 from __future__ import annotations
 
+import ast
 import shutil
 from pathlib import Path
 
@@ -296,3 +297,463 @@ def test_entering_woods_in_sight(model):
         e = walk(g, "t", ["D2", "D3"])[-1]
         assert e.spotted.value is seen, name
         cites(model, e.spotted, "movement.spotting")
+
+
+# ------------------------------------------------------------------ markers
+
+def test_rev_spotted_marker_lifecycle(model):
+    """On when seen entering cover; off out of sight or out of cover; off at the enemy's turn end."""
+    hexes = {"D3": "woods", "D4": "woods", "D5": "woods", "C5": "town"}
+    g = new_game(model, "REV", [gun("g", "A4"), tank("t", "D2")], hexes)
+    g.begin_move("t")
+    g.enter("D3")                                   # woods, in the gun's sight: spotted entering
+    r = g.markers("t")
+    assert r.value == ["spotted"]
+    cites(model, r, "spotting.recording", "movement.spotting")
+    g.enter("D4")
+    assert g.markers("t").value == ["spotted"]
+    g.end_move()
+    r = g.spotted("t")
+    assert r.value is True and r.detail == "marked spotted"
+    g.end_turn()                                    # the German turn ends: its own units keep markers
+    assert g.markers("t").value == ["spotted"]
+    r = g.can_fire(["g"], "t")
+    assert r.value is True
+    cites(model, r, "spotting.recording")
+    g.end_turn()                                    # the Soviet turn ends: German movers lose theirs
+    r = g.markers("t")
+    assert r.value == []
+    cites(model, r, "markers.turn-end")
+    r = g.spotted("t")
+    assert r.value is False
+    cites(model, r, "markers.turn-end")
+
+
+def test_rev_marker_comes_off_out_of_sight_and_out_of_cover(model):
+    hexes = {"D3": "woods", "D4": "woods", "D5": "woods", "C5": "town"}
+    g = new_game(model, "REV", [gun("g", "A4"), tank("t", "D2")], hexes)
+    assert g.los("A4", "D5").value is False
+    g.begin_move("t")
+    g.enter("D3")
+    g.enter("D4")
+    e = g.enter("D5")                               # woods the gun cannot see
+    assert e.spotted.value is False and g.markers("t").value == []
+    cites(model, g.markers("t"), "markers.removal")
+    # out of cover: the marker goes, line of sight alone spots it
+    g2 = new_game(model, "REV", [gun("g", "A4"), tank("t", "D2")], hexes)
+    walk(g2, "t", ["D3", "D2"])
+    assert g2.markers("t").value == []
+    cites(model, g2.markers("t"), "markers.removal")
+    assert g2.spotted("t").value is True
+
+
+def test_rev_marker_kept_by_a_unit_that_cannot_move(model):
+    g = new_game(model, "REV", [gun("g", "A4"), tank("t", "D2", movement=0,
+                                                    markers=["spotted"])], {"D2": "woods"},
+                 side="Soviet", phase="fire")
+    g.end_turn()
+    assert g.markers("t").value == ["spotted"]
+    cites(model, g.markers("t"), "markers.turn-end")
+
+
+def test_rev_opportunity_spotted_marker_turns_into_spotted(model):
+    g = new_game(model, "REV", [gun("g", "A4"), tank("t", "D1")], {"A4": "woods"})
+    g.begin_move("t")
+    e = g.enter("D2")
+    assert e.opfire.value == [{"firers": ["g"], "drm": 1}]
+    r = g.opportunity_fire(["g"], "none")
+    assert r.value is True
+    assert not g.unit("g").face_up                  # the firer is inverted
+    r = g.markers("g")
+    assert r.value == ["opportunity-spotted"]       # fired in the enemy movement phase
+    cites(model, r, "spotting.recording")
+    g.enter("D3")                                   # unharmed, the tank moves on
+    g.end_turn()                                    # the German turn ends
+    r = g.markers("g")
+    assert r.value == ["spotted"]
+    cites(model, r, "markers.opportunity-spotted")
+    assert not g.unit("g").face_up                  # still inverted in its own turn
+    r = g.can_fire(["g"], "t")
+    assert r.value is False and "face down" in r.detail
+    cites(model, r, "opportunity-fire.recording")
+    g.end_turn()                                    # the Soviet turn ends: its own markers stay
+    assert g.markers("g").value == ["spotted"] and g.unit("g").face_up
+    assert g.can_fire(["t"], "g").value is True
+    g.end_turn()                                    # the German turn ends: the gun can move, so it goes
+    assert g.markers("g").value == []
+
+
+def test_rev_firer_in_the_open_gets_no_marker(model):
+    g = new_game(model, "REV", [gun("g", "A4"), tank("t", "D1")])
+    walk(g, "t", ["D2"])
+    g.opportunity_fire(["g"], "none")
+    assert g.markers("g").value == []
+    assert g.spotted("g").value is True             # line of sight is enough in the open
+
+
+def test_pl_spotted_marker_on_a_firer(model):
+    hexes = {"A4": "woods", "A5": "woods"}
+    g = new_game(model, "PL", [gun("g", "A4"), tank("t", "D4")], hexes, side="Soviet",
+                 phase="fire")
+    assert g.fire(["g"], "t", "none").value is True
+    r = g.markers("g")
+    assert r.value == ["spotted"]
+    cites(model, r, "spotting.recording")
+    g.end_turn()
+    assert g.markers("g").value == ["spotted"]
+    g.end_turn()                                    # no housekeeping at either turn end in PL
+    assert g.markers("g").value == ["spotted"]
+    # moving into woods where it is not spotted takes the marker off
+    g.end_phase()
+    assert (g.side, g.phase) == ("Soviet", "movement")
+    walk(g, "g", ["A5"])
+    assert g.los("A5", "D4").value is True
+    r = g.markers("g")
+    assert r.value == []
+    cites(model, r, "markers.removal")
+    assert g.spotted("g").value is False
+
+
+def test_pl_marker_comes_off_when_no_enemy_sees_the_unit(model):
+    hexes = {"A4": "woods", "C5": "town"}
+    g = new_game(model, "PL", [gun("g", "A4"), tank("t", "D4")], hexes, side="Soviet",
+                 phase="fire")
+    g.fire(["g"], "t", "none")
+    g.end_turn()
+    g.end_phase()
+    g.begin_move("t")
+    g.enter("D5")                                   # behind the town
+    assert g.los("A4", "D5").value is False
+    r = g.markers("g")
+    assert r.value == []
+    cites(model, r, "markers.removal")
+
+
+def test_pb_firer_in_woods_is_not_spotted_by_firing(model):
+    g = new_game(model, "PB", [gun("g", "A4"), tank("t", "D4")], {"A4": "woods"}, side="Soviet",
+                 phase="fire")
+    g.fire(["g"], "t", "none")
+    assert g.markers("g").value == []
+    g.end_turn()
+    r = g.can_fire(["t"], "g")
+    assert r.value is False and "not spotted" in r.detail
+    cites(model, r, "spotting.spotted")
+
+
+def test_aiw_markers_come_off_in_the_owners_fire_phase(model):
+    g = new_game(model, "AIW", [gun("g", "A4"), tank("t", "D4")], {"A4": "woods"}, side="Soviet",
+                 phase="fire")
+    g.fire(["g"], "t", "none")
+    assert g.markers("g").value == ["spotted"]
+    g.end_turn()                                    # German turn: the gun stays marked
+    assert g.can_fire(["t"], "g").value is True
+    g.end_turn()                                    # the Soviet fire phase begins
+    r = g.markers("g")
+    assert r.value == []
+    cites(model, r, "markers.turn-end")
+
+
+# ------------------------------------------------------ PL and AIW activation
+
+def test_pl_activation_needs_a_quarter_of_the_allowance_in_sight(model):
+    g = new_game(model, "PL+opportunity-fire", [gun("g", "A4"), tank("t", "D1", movement=8)])
+    e1, e2 = walk(g, "t", ["D2", "D3"])
+    assert e1.opfire.value == [] and "not activated" in e1.opfire.detail
+    cites(model, e1.opfire, "opportunity-fire.rule")
+    assert e2.opfire.value == [{"firers": ["g"], "drm": 0}]
+    cites(model, e2.opfire, "opportunity-fire.rule", "opportunity-fire.how-attacked")
+    # 7 / 4 rounds down to 1
+    g = new_game(model, "PL+opportunity-fire", [gun("g", "A4"), tank("t", "D1", movement=7)])
+    assert walk(g, "t", ["D2"])[0].opfire.value == [{"firers": ["g"], "drm": 0}]
+
+
+def test_pl_activation_must_be_continuous(model):
+    # the town at C5 hides D5 and D6 from the gun at A4
+    g = new_game(model, "PL+opportunity-fire", [gun("g", "A4"), tank("t", "D1", movement=8)],
+                 {"C5": "town"})
+    assert [g.los("A4", h).value for h in ("D4", "D5", "D6", "D7")] == [True, False, False, True]
+    g2 = new_game(model, "PL+opportunity-fire", [gun("g", "A4"), tank("t", "D3", movement=8)],
+                  {"C5": "town"})
+    e = walk(g2, "t", ["D4", "D5", "D6", "D7"])
+    assert [x.opfire.value for x in e] == [[], [], [], []]
+    assert "not activated" in e[-1].opfire.detail     # one point in sight since it reappeared
+    e = g2.enter("D8")
+    assert e.opfire.value == [{"firers": ["g"], "drm": 0}]
+
+
+def test_woods_points_count_only_when_spotted(model):
+    """PL: entering woods unseen adds nothing; AIW: a mover in sight is spotted, so it counts."""
+    units = [gun("g", "A4"), tank("t", "D1", movement=12)]   # 12 / 4 = 3 points
+    for name, open_at_d4 in [("PL+opportunity-fire", False), ("AIW", True)]:
+        g = new_game(model, name, units, {"D3": "woods"})
+        e = walk(g, "t", ["D2", "D3", "D4"])
+        assert bool(e[-1].opfire.value) is open_at_d4, name
+        cites(model, e[-1].opfire, "opportunity-fire.rule")
+        if not open_at_d4:
+            assert "not activated" in e[-1].opfire.detail
+            cites(model, e[-1].opfire, "opportunity-fire.towns-and-woods")
+    # PL: in the open the same three points activate it
+    g = new_game(model, "PL+opportunity-fire", units)
+    assert walk(g, "t", ["D2", "D3", "D4"])[-1].opfire.value
+
+
+def test_pl_opportunity_fire_counter(model):
+    g = new_game(model, "PL+opportunity-fire", [gun("g", "A4", movement=2), tank("t", "D1", movement=4)])
+    walk(g, "t", ["D2"])
+    r = g.opportunity_fire(["g"], "none")
+    assert r.value is True
+    cites(model, r, "opportunity-fire.recording")
+    assert g.unit("g").face_up and g.markers("g").value == ["opportunity-fire"]
+    cites(model, g.markers("g"), "opportunity-fire.recording")
+    e = g.enter("D3")
+    assert e.opfire.value == [] and "no eligible unit" in e.opfire.detail
+    g.end_turn()
+    r = g.can_fire(["g"], "t")
+    assert r.value is False and "opportunity fire counter" in r.detail
+    g.end_phase()
+    with pytest.raises(EngineError, match="opportunity fire counter"):
+        g.begin_move("g")
+    g.end_phase()                                   # its segment ends: the counter comes off
+    assert g.markers("g").value == []
+
+
+def test_aiw_combines_every_firer(model):
+    g = new_game(model, "AIW", [gun("g1", "A4"), gun("g2", "A2"), gun("g3", "B5"),
+                                tank("t", "D1", movement=4)])
+    e = walk(g, "t", ["D2"])[0]
+    assert e.opfire.value == [{"firers": ["g1", "g2", "g3"], "drm": 0}]
+    cites(model, e.opfire, "opportunity-fire.combining")
+    assert g.opportunity_fire(["g1", "g3"], "none").value is True
+    assert not g.unit("g1").face_up and not g.unit("g3").face_up and g.unit("g2").face_up
+
+
+# ------------------------------------------------------ REV opportunity fire
+
+def test_rev_half_range_rounded_down(model):
+    # range 7: half is 3.5, rounded down to 3
+    g = new_game(model, "REV", [gun("g", "A4", range=7), tank("t", "E1")])
+    assert distance(P("A4"), P("D1")) == 4 and distance(P("A4"), P("D2")) == 3
+    e1, e2 = walk(g, "t", ["D1", "D2"])
+    assert e1.opfire.value == [] and e1.opfire.detail == "out of range"
+    cites(model, e1.opfire, "opportunity-fire.rule")
+    assert e2.opfire.value == [{"firers": ["g"], "drm": 1}]
+    cites(model, e2.opfire, "opportunity-fire.rule")
+    # PL counts the full range
+    g = new_game(model, "PL+opportunity-fire", [gun("g", "A4", range=7), tank("t", "E1", movement=4)])
+    assert walk(g, "t", ["D1"])[0].opfire.value == [{"firers": ["g"], "drm": 0}]
+
+
+def test_rev_drm_is_one_plus_the_terrain(model):
+    g = new_game(model, "REV", [gun("g", "A4"), tank("t", "D1")], {"D3": "woods"})
+    e2, e3 = walk(g, "t", ["D2", "D3"])
+    assert e2.opfire.value == [{"firers": ["g"], "drm": 1}]
+    assert e3.spotted.value is True                  # seen entering the woods
+    assert e3.opfire.value == [{"firers": ["g"], "drm": 2}]
+    cites(model, e3.opfire, "opportunity-fire.rule")
+
+
+def test_rev_one_firer_an_attack_except_from_one_adjacent_hex(model):
+    units = [gun("far-1", "A4"), gun("far-2", "A4"), gun("adj-1", "C4"), gun("adj-2", "C4"),
+             gun("adj-3", "C5"), tank("t", "E4")]
+    g = new_game(model, "REV", units)
+    e = walk(g, "t", ["D4"])[0]
+    assert e.opfire.value == [{"firers": ["adj-1", "adj-2"], "drm": 1}, {"firers": ["adj-3"], "drm": 1},
+                              {"firers": ["far-1"], "drm": 1}, {"firers": ["far-2"], "drm": 1}]
+    cites(model, e.opfire, "opportunity-fire.combining")
+    r = g.opportunity_fire(["far-1", "far-2"], "none")
+    assert r.value is False and r.detail.startswith("not open")
+    r = g.opportunity_fire(["adj-1", "adj-3"], "none")
+    assert r.value is False
+    assert g.opportunity_fire(["adj-1", "adj-2"], "none").value is True
+
+
+def test_rev_once_per_target_per_phase(model):
+    units = [gun("g1", "A2"), gun("g2", "A5"), tank("t", "D1"), tank("t2", "E7")]
+    g = new_game(model, "REV", units)
+    e = walk(g, "t", ["D2"])[0]
+    assert {"firers": ["g1"], "drm": 1} in e.opfire.value
+    assert g.opportunity_fire(["g1"], "none").value is True
+    e = g.enter("D3")
+    assert e.opfire.value == [] and "already attacked" in e.opfire.detail
+    cites(model, e.opfire, "opportunity-fire.limitation")
+    assert g.opportunity_fire(["g2"], "none").value is False
+    # another mover is a new target
+    e = walk(g, "t2", ["E6"])[0]                    # in half range of g2 only
+    assert e.opfire.value == [{"firers": ["g2"], "drm": 1}]
+    # the next German movement phase starts afresh
+    g.end_turn()
+    g.end_turn()
+    g.end_phase()
+    assert (g.side, g.phase) == ("German", "movement")
+    e = walk(g, "t", ["D4"])[0]
+    assert e.opfire.value
+
+
+def test_aiw_and_pl_have_no_limit_per_target(model):
+    units = [gun("g1", "A2"), gun("g2", "A5"), tank("t", "D1", movement=4)]
+    g = new_game(model, "PL+opportunity-fire", units)
+    walk(g, "t", ["D2"])
+    assert g.opportunity_fire(["g1"], "none").value is True
+    assert g.enter("D3").opfire.value == [{"firers": ["g2"], "drm": 0}]
+
+
+def test_rev_overrun_immunity(model):
+    units = [gun("g", "A4"), unit("inf", "Soviet", "D3", kind="infantry", cls="I", range=2),
+             tank("t", "D1", movement=4)]
+    g = new_game(model, "REV", units)
+    e2, e3 = walk(g, "t", ["D2", "D3"], overrun="inf")
+    assert e2.opfire.value
+    assert e3.opfire.value == [] and "immune" in e3.opfire.detail
+    cites(model, e3.opfire, "opportunity-fire.target")
+    g = new_game(model, "AIW", units)
+    assert walk(g, "t", ["D2", "D3"], overrun="inf")[-1].opfire.value
+
+
+@pytest.mark.parametrize("result,dispersal,eliminated", [("D", "D", False), ("DD", "DD", False),
+                                                         ("X", "none", True)])
+def test_an_opportunity_fire_result_stops_the_mover(model, result, dispersal, eliminated):
+    g = new_game(model, "REV", [gun("g", "A4"), tank("t", "D1")])
+    walk(g, "t", ["D2"])
+    assert g.opportunity_fire(["g"], result).value is True
+    t = g.unit("t")
+    assert (t.dispersal, t.eliminated, g.move.stopped) == (dispersal, eliminated, True)
+    assert g.where("t") == ("eliminated" if eliminated else "D2")
+    with pytest.raises(EngineError, match="stopped"):
+        g.enter("D3")
+    assert g.opfire_options("t").value == []
+
+
+def test_a_stopped_mover_is_no_longer_a_target(model):
+    """AIW has no limit per target, but a dispersed mover's move is over."""
+    g = new_game(model, "AIW", [gun("g1", "A4"), gun("g2", "A2"), tank("t", "D1", movement=4)])
+    walk(g, "t", ["D2"])
+    assert g.opportunity_fire(["g1"], "D").value is True
+    r = g.opfire_options("t")
+    assert r.value == [] and "stopped" in r.detail
+    assert g.opportunity_fire(["g2"], "DD").value is False
+    assert g.unit("t").dispersal == "D" and not g.unit("t").eliminated
+    assert g.interdiction_options("t").value == []
+
+
+def test_an_unharmed_mover_moves_on(model):
+    g = new_game(model, "REV", [gun("g", "A4"), tank("t", "D1")])
+    walk(g, "t", ["D2"])
+    g.opportunity_fire(["g"], "none")
+    assert g.enter("D3").hex == "D3" and not g.move.stopped
+
+
+def test_pb_has_no_opportunity_fire(model):
+    g = new_game(model, "PB", [gun("g", "A4"), tank("t", "D1")])
+    e = walk(g, "t", ["D2"])[0]
+    assert e.opfire.value == []
+    cites(model, e.opfire, "opportunity-fire.rule")
+    r = g.opportunity_fire(["g"], "D")
+    assert r.value is False and g.unit("t").dispersal == "none"
+
+
+# ------------------------------------------------------------ interdiction
+
+def _interdiction_units(**observer):
+    # the town hexes hide column D from the howitzers at A8: only the rifles observe
+    return [gun("how-1", "A8", cls="(H)", range=30, registration=["D3", "D4"]),
+            gun("how-2", "A7", cls="(H)", range=30, registration=["D4"]),
+            unit("rifles", "Soviet", "A4", kind="infantry", cls="I", range=3, **observer),
+            tank("t", "D1"), tank("t2", "E1")]
+
+
+INTERDICTION_MAP = {"B6": "town", "B7": "town", "C7": "town"}
+
+
+def test_rev_interdiction_needs_a_registration_marker_and_an_observer(model):
+    g = new_game(model, "REV", _interdiction_units(), INTERDICTION_MAP)
+    assert g.los("A8", "D3").value is False and g.los("A4", "D3").value is True
+    e2, e3 = walk(g, "t", ["D2", "D3"])
+    assert e2.interdiction.value == [] and "registration" in e2.interdiction.detail
+    assert e3.interdiction.value == [{"firer": "how-1", "hex": "D3", "drm": 0}]
+    cites(model, e3.interdiction, "interdiction.rule", "interdiction.limitation")
+    # a face-down observer does not count
+    g = new_game(model, "REV", _interdiction_units(face="down"), INTERDICTION_MAP)
+    e = walk(g, "t", ["D2", "D3"])[-1]
+    assert e.interdiction.value == [] and "observer" in e.interdiction.detail
+    cites(model, e.interdiction, "interdiction.rule")
+
+
+def test_rev_interdiction_once_per_target_and_no_combining(model):
+    g = new_game(model, "REV", _interdiction_units(), INTERDICTION_MAP)
+    e = walk(g, "t", ["D2", "D3"])[-1]
+    r = g.interdict("how-1", "none")
+    assert r.value is True and not g.unit("how-1").face_up
+    cites(model, r, "interdiction.rule")
+    e = g.enter("D4")
+    assert e.interdiction.value == [] and "already interdicted" in e.interdiction.detail
+    cites(model, e.interdiction, "interdiction.limitation")
+    assert g.interdict("how-2", "none").value is False
+    # the second tank, in D4: both batteries are registered there, but how-1 has fired
+    e = walk(g, "t2", ["E2", "E3", "E4", "D4"])[-1]
+    assert e.interdiction.value == [{"firer": "how-2", "hex": "D4", "drm": 0}]
+    # with both face up, each battery is its own attack: no combining
+    g = new_game(model, "REV", _interdiction_units(), INTERDICTION_MAP)
+    e = walk(g, "t2", ["E2", "E3", "E4", "D4"])[-1]
+    assert e.interdiction.value == [{"firer": "how-1", "hex": "D4", "drm": 0},
+                                    {"firer": "how-2", "hex": "D4", "drm": 0}]
+    assert all("firers" not in o for o in e.interdiction.value)
+    assert g.interdict("how-2", "D").value is True
+    assert g.unit("t2").dispersal == "D" and g.move.stopped
+
+
+@pytest.mark.parametrize("name", ["PB", "PL", "PL+opportunity-fire", "AIW", "DB"])
+def test_only_rev_has_interdiction(model, name):
+    g = new_game(model, name, _interdiction_units(), INTERDICTION_MAP)
+    e = walk(g, "t", ["D2", "D3"])[-1]
+    assert e.interdiction.value == []
+    cites(model, e.interdiction, "interdiction.rule")
+    assert g.interdict("how-1", "X").value is False and not g.unit("t").eliminated
+
+
+# ------------------------------------------- parameters, not code, decide
+
+def test_changing_a_parameter_in_rules_data_changes_the_ruling(model, tmp_path):
+    copy = tmp_path / "rules_data"
+    shutil.copytree(RULES, copy)
+    path = copy / "opportunity-fire.yaml"
+    text = path.read_text(encoding="utf-8")
+    assert text.count("opfire.range-fraction: 1/2") == 1
+    path.write_text(text.replace("opfire.range-fraction: 1/2", "opfire.range-fraction: 1"),
+                    encoding="utf-8")
+    changed, report = load(copy)
+    assert not report.errors
+
+    def ruling(m):
+        g = new_game(m, "REV", [gun("g", "A4", range=8), tank("t", "F1")])
+        assert distance(P("A4"), P("E1")) == 5
+        return walk(g, "t", ["E1"])[0].opfire
+
+    before, after = ruling(model), ruling(changed)
+    assert before.value == [] and before.detail == "out of range"
+    assert after.value == [{"firers": ["g"], "drm": 1}]
+    for r, m in ((before, model), (after, changed)):
+        cites(m, r, "opportunity-fire.rule")
+        assert r.settings["opfire.range-fraction"].cell == "opportunity-fire.rule@REV"
+    assert str(after.settings["opfire.range-fraction"].value) == "1"
+
+
+def _strings_outside_docstrings(path):
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    docs = set()
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
+            body = node.body
+            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
+                docs.add(id(body[0].value))
+    return [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+            and id(n) not in docs]
+
+
+def test_engine_never_branches_on_a_ruleset_name(model):
+    """No string in the engine's code (docstrings aside) names a ruleset."""
+    keys = set(model.sources)
+    for f in ("engine.py", "ruleset.py", "rulings.py", "scenario.py", "los.py", "hexgrid.py",
+              "terrain.py", "units.py"):
+        hits = [(n.lineno, n.value) for n in _strings_outside_docstrings(RULES.parent / "harmony" / f)
+                if n.value.split("+")[0] in keys]
+        assert not hits, f"harmony/{f} names a ruleset: {hits}"
