@@ -19,8 +19,10 @@ y.yaml:1:4: error: YAML anchors are not allowed in rules_data ('&x'): write each
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Iterator
@@ -309,6 +311,41 @@ def read_all(root: str | os.PathLike) -> list[Document]:
     return [read_file(p) for p in yaml_files(root)]
 
 
+#: Files already read and validated in this process, by name and content hash:
+#: ``harmony serve`` and the tests load the same folder again and again, and a
+#: file whose bytes did not change need not be parsed again (parsing is most
+#: of the loader's time). The trees in it are shared, so they are never changed
+#: in place (``harmony fmt`` reads its own copy with :func:`read_file`).
+_READ: OrderedDict[tuple, tuple[Document, Report, set]] = OrderedDict()
+_READ_LIMIT = 512
+
+
+def read_checked(path: str | os.PathLike) -> tuple[Document, Report, set]:
+    """:func:`read_file` and :func:`harmony.schema.validate_items` of one file, reused
+    while its bytes stay the same."""
+    from .schema import validate_items
+
+    p = str(path)
+    try:
+        with open(p, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            data = f.read(MAX_BYTES + 1)
+    except OSError:
+        doc = read_file(p)
+        return (doc, *validate_items(doc))
+    key = (display_path(p), size, hashlib.sha256(data).digest())
+    hit = _READ.get(key)
+    if hit is not None:
+        _READ.move_to_end(key)
+        return hit
+    doc = read_bytes(p, data, max(size, len(data)))
+    result = (doc, *validate_items(doc))
+    _READ[key] = result
+    while len(_READ) > _READ_LIMIT:
+        _READ.popitem(last=False)
+    return result
+
+
 def plain(node: Any) -> Any:
     """The round-trip tree as plain dicts, lists and scalars."""
     if isinstance(node, dict):
@@ -400,11 +437,11 @@ def load(root: str | os.PathLike):
     reported a second time.
     """
     from .model import Model, add_document
-    from .schema import validate_items
 
     report = Report()
     model = Model(root=display_path(str(root)))
-    for doc in read_all(root):
+    for path in yaml_files(root):
+        doc, schema_report, broken = read_checked(path)
         report.files += 1
         model.files.append(doc.path)
         report.extend(doc.report)
@@ -412,7 +449,6 @@ def load(root: str | os.PathLike):
             report.left_out |= names_in_text(doc.text)
             report.incomplete = True
             continue
-        schema_report, broken = validate_items(doc)
         report.extend(schema_report)
         report.incomplete = report.incomplete or bool(broken)
         if () in broken:

@@ -100,3 +100,22 @@ def test_duplicate_ids_across_files_point_at_the_second(tmp_path):
 def test_the_shipped_rules_data_is_clean():
     _, report = check_path(RULES)
     assert report.errors == [], report.to_text()
+
+
+def test_a_file_read_again_is_reused_until_its_bytes_change(tmp_path):
+    from harmony import loader
+    folder(tmp_path, **{"a.yaml": SOURCES, "b.yaml": CLAUSE})
+    first, _ = load(tmp_path)
+    again, _ = load(tmp_path)
+    node = lambda m: m.clauses["spotting.rule"].node      # noqa: E731
+    assert node(again) is node(first)                      # the parse was reused
+    text = CLAUSE.replace("needs spotting", "must be spotted")
+    assert len(text) == len(CLAUSE) + 1
+    (tmp_path / "b.yaml").write_text(text.replace("must be", "must b"), encoding="utf-8")
+    edited, report = load(tmp_path)                        # same size, other bytes
+    assert node(edited) is not node(first) and not report.errors
+    assert "must b spotted" in edited.clauses["spotting.rule"].cells["PB"].text
+    (tmp_path / "b.yaml").write_text("clauses: [\n", encoding="utf-8")
+    _, report = load(tmp_path)
+    assert [d.pos.line for d in report.errors] and "b.yaml" in report.errors[0].pos.path
+    assert len(loader._READ) <= loader._READ_LIMIT
