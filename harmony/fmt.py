@@ -13,6 +13,9 @@ import tempfile
 from dataclasses import dataclass
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import CommentMark
+from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
+from ruamel.yaml.tokens import CommentToken
 
 from .diagnostics import Pos
 from .loader import Document, new_yaml, plain, read_file, yaml_files
@@ -32,24 +35,172 @@ def _branch(s: dict, node) -> dict:
     return s
 
 
-def order_keys(node, s: dict) -> None:
-    """Reorder mappings in place to the schema's property order, recursively."""
+def order_keys(node, s: dict, trail: tuple = ()) -> None:
+    """Reorder mappings in place to the schema's property order, recursively.
+
+    ruamel keeps a comment line with the entry *above* it, so moving keys
+    naively would carry a comment away from the key it introduces. The
+    full-line comments written before a key therefore move with that key,
+    those at the end of a mapping stay at its end, and an end-of-line
+    comment stays on its line (``trail`` holds the ``(container, key)`` pairs
+    leading to ``node``):
+
+    >>> import sys
+    >>> from harmony.loader import new_yaml
+    >>> tree = new_yaml().load("text: T  # why\\n# the status\\nstatus: rule\\n")
+    >>> order_keys(tree, {"properties": {"status": {}, "text": {}}})
+    >>> new_yaml().dump(tree, sys.stdout)
+    # the status
+    status: rule
+    text: T  # why
+    """
     s = _branch(s, node)
     if isinstance(node, CommentedMap):
         props = s.get("properties", {})
         if props:
+            keys = list(node)
             known = [k for k in props if k in node]
-            for k in known + [k for k in list(node) if k not in props]:
-                node.move_to_end(k)
+            new = known + [k for k in keys if k not in props]
+            if new != keys:
+                _reorder(node, keys, new, trail)
         for k in list(node):
             sub = props.get(k) if k in props else s.get("additionalProperties")
             if isinstance(sub, dict):
-                order_keys(node[k], sub)
+                order_keys(node[k], sub, trail + ((node, k),))
     elif isinstance(node, CommentedSeq):
         items = s.get("items")
         if isinstance(items, dict):
-            for v in node:
-                order_keys(v, items)
+            for i, v in enumerate(node):
+                order_keys(v, items, trail + ((node, i),))
+
+
+BLOCK_SCALARS = (LiteralScalarString, FoldedScalarString)
+
+
+def _reorder(node: CommentedMap, keys: list, new: list, trail: tuple) -> None:
+    """Put the keys of ``node`` in the order ``new``, moving comment lines along."""
+    lead = {keys[i + 1]: _take_tail(node, keys[i]) for i in range(len(keys) - 1)}
+    if trail and isinstance(trail[-1][0], CommentedMap):
+        # lines before the first key of a mapping inside a mapping are about that key
+        # (before a list item they are about the item; atop the file, about the file)
+        lead[keys[0]] = _take_head(node, trail[-1])
+    tail = _take_tail(node, keys[-1])
+    for k in new:
+        node.move_to_end(k)
+    for j, k in enumerate(new):
+        if lead.get(k):
+            if j:
+                _add_tail(node, new[j - 1], lead[k])
+            else:
+                _add_lead(node, trail, lead[k])
+    _add_tail(node, new[-1], tail)
+
+
+def _lines(token) -> str:
+    """A comment token as whole lines, each with its indentation."""
+    value = token.value
+    return " " * token.start_mark.column + value if value.startswith("#") else value
+
+
+def _take_head(node: CommentedMap, up: tuple) -> str:
+    """Remove and return the comment lines before the first key of ``node``."""
+    parent, key = up
+    tokens = (node.ca.comment or [None, None])[1] or []
+    if node.ca.comment:
+        node.ca.comment[1] = None
+    entry = parent.ca.items.get(key)
+    if entry and len(entry) > 3:
+        entry[3] = None  # ruamel keeps the same lines here too, and prints these
+    return "".join(_lines(t) for t in tokens)
+
+
+def _slots(container, key) -> list[tuple]:
+    """The entry ``container[key]`` and, while its value is a block mapping or
+    list, the last entry of that value: the last one holds the comment lines
+    that follow the entry."""
+    out = [(container, key)]
+    value = container[key]
+    while isinstance(value, (CommentedMap, CommentedSeq)) and len(value) and \
+            not value.fa.flow_style():
+        last = next(reversed(value)) if isinstance(value, CommentedMap) else len(value) - 1
+        out.append((value, last))
+        value = value[last]
+    return out
+
+
+def _post_index(container) -> int:
+    return 2 if isinstance(container, CommentedMap) else 0
+
+
+def _post(container, key):
+    entry = container.ca.items.get(key)
+    i = _post_index(container)
+    return entry[i] if entry and len(entry) > i else None
+
+
+def _set_post(container, key, token) -> None:
+    entry = container.ca.items.setdefault(key, [None, None, None, None])
+    entry[_post_index(container)] = token
+
+
+def _take_tail(container, key) -> str:
+    """Remove and return the full comment (and blank) lines after an entry,
+    each with its indentation; an end-of-line comment is left in place."""
+    for c, k in reversed(_slots(container, key)):
+        token = _post(c, k)
+        if token is None:
+            continue
+        value = token.value
+        if isinstance(c[k], BLOCK_SCALARS):  # no end-of-line comment after a block scalar
+            _set_post(c, k, None)
+            return _lines(token)
+        head, nl, rest = value.partition("\n")
+        if rest:
+            if head:
+                token.value = head + nl
+            else:
+                _set_post(c, k, None)
+        return rest
+    return ""
+
+
+def _add_tail(container, key, text: str) -> None:
+    """Write comment lines (indentation included) after an entry."""
+    if not text:
+        return
+    c, k = _slots(container, key)[-1]
+    token = _post(c, k)
+    if token is not None:
+        token.value = token.value + ("" if token.value.endswith("\n") else "\n") + text
+    elif isinstance(c[k], BLOCK_SCALARS):
+        stripped = text.lstrip(" ")
+        _set_post(c, k, CommentToken(stripped, CommentMark(len(text) - len(stripped))))
+    else:
+        _set_post(c, k, CommentToken("\n" + text, CommentMark(0)))
+
+
+def _add_lead(node: CommentedMap, trail: tuple, text: str) -> None:
+    """Write comment lines before the first key of ``node``."""
+    parent, where = trail[-1] if trail else (None, None)
+    holder, up = node, trail[-1] if trail else None
+    if isinstance(parent, CommentedSeq):
+        # now before the item's '- ', two columns left of its keys
+        text = "".join(line[2:] if line.startswith("  ") else line
+                       for line in text.splitlines(keepends=True))
+        if where:
+            _add_tail(parent, where - 1, text)  # they end the item above
+            return
+        holder, up = parent, trail[-2] if len(trail) > 1 else None
+    if holder.ca.comment is None:
+        holder.ca.comment = [None, None]
+    if holder.ca.comment[1] is None:
+        holder.ca.comment[1] = []
+    holder.ca.comment[1].append(CommentToken(text, CommentMark(0)))
+    if up is not None and isinstance(up[0], CommentedMap) and up[1] in up[0].ca.items:
+        # ruamel prints the copy held by the mapping above, when there is one
+        entry = up[0].ca.items[up[1]]
+        entry.extend([None] * (4 - len(entry)))
+        entry[3] = holder.ca.comment[1]
 
 
 class FormatError(Exception):
