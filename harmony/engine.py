@@ -400,6 +400,8 @@ class Game:
                               f"{self.phase} phase")
         if mode not in ("normal", "concealed", "revealed"):
             raise EngineError(f"unknown movement mode '{mode}'")
+        if u.movement <= 0:
+            raise EngineError(f"unit '{uid}' has a movement allowance of {u.movement} and cannot move")
         if "opportunity-fire" in u.markers:
             raise EngineError(f"unit '{uid}' has an opportunity fire counter and may not move "
                               "in this player turn")
