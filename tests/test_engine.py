@@ -142,6 +142,10 @@ def test_move_hex_by_hex_spends_movement_points(model):
     (lambda g: g.begin_move("t", "sideways"), "unknown movement mode"),
     (lambda g: (g.begin_move("t", "concealed"), g.enter("D2"), g.enter("D3")), "one adjacent hex"),
     (lambda g: (g.begin_move("t", "revealed"), g.enter("D2")), "revealed movement stays"),
+    (lambda g: (g.end_turn(), g.end_phase(), g.begin_move("fixed", "concealed")),
+     "movement allowance of 0"),
+    (lambda g: (g.end_turn(), g.end_phase(), g.begin_move("fixed", "revealed")),
+     "movement allowance of 0"),
     (lambda g: g.opportunity_fire(["g"], "none"), "needs a unit on the move"),
     (lambda g: g.interdict("g", "none"), "needs a unit on the move"),
     (lambda g: g.los("A1", "Q1"), "off the map"),
@@ -154,7 +158,7 @@ def test_move_hex_by_hex_spends_movement_points(model):
      "unknown combat result"),
 ])
 def test_impossible_orders_raise_engine_error(model, order, message):
-    g = new_game(model, "REV", [tank("t", "D1"), gun("g", "D4")])
+    g = new_game(model, "REV", [tank("t", "D1"), gun("g", "D4"), gun("fixed", "A1", movement=0)])
     with pytest.raises(EngineError, match=message):
         order(g)
 
@@ -297,6 +301,54 @@ def test_entering_woods_in_sight(model):
         e = walk(g, "t", ["D2", "D3"])[-1]
         assert e.spotted.value is seen, name
         cites(model, e.spotted, "movement.spotting")
+
+
+def test_rev_concealed_movement_and_allowance_one(model):
+    hexes = {"D3": "woods"}
+    units = [gun("g", "A4"), unit("inf", "German", "D2", kind="infantry", cls="I", movement=2),
+             unit("mg", "German", "E3", kind="infantry", cls="I", movement=1)]
+    on = new_game(model, "REV+concealed-movement", units, hexes)
+    e = walk(on, "inf", ["D3"], mode="concealed")[0]
+    assert e.mp == 2 and e.spotted.value is False
+    cites(model, e.spotted, "movement.concealed")
+    assert e.opfire.value == [] and on.markers("inf").value == []
+    off = new_game(model, "REV", units, hexes)
+    e = walk(off, "inf", ["D3"], mode="concealed")[0]
+    assert e.spotted.value is True and off.markers("inf").value == ["spotted"]
+    # a unit with an allowance of one always moves that way under the option
+    on = new_game(model, "REV+concealed-movement", units, hexes)
+    e = walk(on, "mg", ["D3"])[0]
+    assert e.spotted.value is False
+    cites(model, e.spotted, "movement.allowance-one")
+    off = new_game(model, "REV", units, hexes)
+    assert walk(off, "mg", ["D3"])[0].spotted.value is True
+    # the option does not hide a unit next to an enemy
+    near = new_game(model, "REV+concealed-movement", [gun("g", "C4")] + units[1:], hexes)
+    e = walk(near, "inf", ["D3"], mode="concealed")[0]
+    assert e.spotted.value is True and e.spotted.detail.startswith("adjacent to g")
+
+
+def test_rev_revealed_movement(model):
+    units = [gun("g", "A4"), tank("t", "D3")]
+    hexes = {"D3": "woods"}
+    for name, seen in [("REV+revealed-movement", True), ("REV", False)]:
+        g = new_game(model, name, units, hexes)
+        assert g.spotted("t").value is False
+        e = walk(g, "t", ["D3"], mode="revealed")[0]
+        assert e.spotted.value is seen, name
+        cites(model, e.spotted, "movement.revealed")
+        assert g.markers("t").value == (["spotted"] if seen else [])
+
+
+def test_aiw_loaded_units_do_not_spot(model):
+    units = [unit("truck", "Soviet", "D5", kind="truck", attack=0, range=0),
+             unit("inf", "Soviet", "D5", kind="infantry", cls="I", loaded_in="truck"),
+             tank("t", "D4")]
+    for name, seen in [("AIW", False), ("PB", True)]:
+        g = new_game(model, name, units, {"D4": "woods"})
+        r = g.spotted("t")
+        assert r.value is seen, name
+        cites(model, r, "spotting.limitation")
 
 
 # ------------------------------------------------------------------ markers
