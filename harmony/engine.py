@@ -278,8 +278,8 @@ class Game:
         kind = "spotted"
         if opportunity and why.p("spot.opportunity-marker"):
             kind = "opportunity-spotted"
-        if "spotted" in u.markers and kind == "opportunity-spotted":
-            return
+        # Spotted while making opportunity fire: the marker shows its opportunity side even
+        # when the unit was already marked (the paper prints one on the back of the other).
         u.markers.discard("opportunity-spotted" if kind == "spotted" else "spotted")
         u.markers.add(kind)
         keep = why.child()
