@@ -435,6 +435,25 @@ def test_rev_opportunity_spotted_marker_turns_into_spotted(model):
     assert g.markers("g").value == []
 
 
+def test_rev_a_marked_unit_that_makes_opportunity_fire_gets_the_opportunity_marker(model):
+    """Spotted while firing in the enemy movement phase: the marker shows its opportunity side,
+    even on a unit already marked, so it lasts through the next turn like any other."""
+    g = new_game(model, "REV", [gun("g", "A4"), tank("t", "D4"), tank("t2", "D1")], {"A4": "woods"},
+                 side="Soviet", phase="fire")
+    g.fire(["g"], "t", "none")                      # seen firing in its own fire phase
+    assert g.markers("g").value == ["spotted"]
+    g.end_turn()                                    # the Soviet turn ends: the gun is turned up
+    g.end_phase()
+    walk(g, "t2", ["D2"])
+    assert g.opportunity_fire(["g"], "none").value is True
+    r = g.markers("g")
+    assert r.value == ["opportunity-spotted"]
+    cites(model, r, "spotting.recording")
+    g.end_turn()                                    # the German turn ends
+    assert g.markers("g").value == ["spotted"]
+    assert g.spotted("g").value is True
+
+
 def test_rev_firer_in_the_open_gets_no_marker(model):
     g = new_game(model, "REV", [gun("g", "A4"), tank("t", "D1")])
     walk(g, "t", ["D2"])
