@@ -400,6 +400,9 @@ class Game:
                               f"{self.phase} phase")
         if mode not in ("normal", "concealed", "revealed"):
             raise EngineError(f"unknown movement mode '{mode}'")
+        if not u.face_up:
+            raise EngineError(f"unit '{uid}' is face down (it has fired) and may not move "
+                              "in this player turn")
         if u.movement <= 0:
             raise EngineError(f"unit '{uid}' has a movement allowance of {u.movement} and cannot move")
         if "opportunity-fire" in u.markers:
