@@ -772,6 +772,28 @@ def test_rev_interdiction_once_per_target_and_no_combining(model):
     assert g.unit("t2").dispersal == "D" and g.move.stopped
 
 
+def test_rev_an_interdicting_battery_gives_up_moving_in_its_next_turn(model):
+    g = new_game(model, "REV", _interdiction_units(), INTERDICTION_MAP)
+    walk(g, "t", ["D2", "D3"])
+    assert g.interdict("how-1", "none").value is True
+    g.end_turn()
+    g.end_phase()
+    assert (g.side, g.phase) == ("Soviet", "movement")
+    with pytest.raises(EngineError, match="face down"):
+        g.begin_move("how-1")
+    g.begin_move("how-2")                           # it did not fire
+    g.end_turn()
+    assert g.unit("how-1").face_up                  # turned up as its own turn ended
+
+
+def test_a_unit_that_fired_does_not_move_that_turn(model):
+    g = new_game(model, "PB", [gun("g", "A4"), tank("t", "D4")], side="Soviet", phase="fire")
+    g.fire(["g"], "t", "none")
+    g.end_phase()
+    with pytest.raises(EngineError, match="face down"):
+        g.begin_move("g")
+
+
 @pytest.mark.parametrize("name", ["PB", "PL", "PL+opportunity-fire", "AIW", "DB"])
 def test_only_rev_has_interdiction(model, name):
     g = new_game(model, name, _interdiction_units(), INTERDICTION_MAP)
