@@ -599,10 +599,14 @@ class Game:
         mv = self.move
         if mv is None:
             raise EngineError("opportunity fire needs a unit on the move")
+        if not firers:
+            raise EngineError("no firing unit named for the opportunity fire attack")
+        for fid in firers:
+            self.unit(fid)
         t = self.unit(mv.unit)
         open_ = self.opfire_options(t.id)
         group = next((g for g in open_.value if set(firers) <= set(g["firers"])), None)
-        if group is None or not firers:
+        if group is None:
             return Ruling(False, open_.reasons, open_.settings, f"not open: {open_.detail}")
         why = Why(self.rules)
         why.add(open_)
@@ -672,6 +676,7 @@ class Game:
         mv = self.move
         if mv is None:
             raise EngineError("interdiction needs a unit on the move")
+        self.unit(firer)
         t = self.unit(mv.unit)
         open_ = self.interdiction_options(t.id)
         if not any(o.get("firer") == firer or firer in o.get("firers", []) for o in open_.value):
