@@ -60,6 +60,8 @@ def cites(model, ruling: Ruling, *expected: str) -> None:
     """Every reason is a clause of the model, and the expected ones are among them."""
     assert isinstance(ruling, Ruling)
     assert ruling.reasons == sorted(set(ruling.reasons))
+    # the reasons are exactly the clauses behind the parameters consulted
+    assert ruling.reasons == sorted({st.clause for st in ruling.settings.values() if st.clause})
     unknown = [r for r in ruling.reasons if r not in model.clauses]
     assert not unknown, f"reasons name no clause: {unknown}"
     missing = [e for e in expected if e not in ruling.reasons]

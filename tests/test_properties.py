@@ -201,6 +201,8 @@ def test_adjacent_units_always_see_each_other(m, data):
 def test_an_unspotted_unit_in_cover_is_never_fired_on(game, data):
     def on_entry(g, entry):
         mover = g.move.unit
+        for ruling in (entry.spotted, entry.opfire, entry.interdiction):
+            assert set(ruling.reasons) <= set(model().clauses), ruling.reasons
         if concealed_and_unspotted(g, mover):
             assert entry.opfire.value == [], (g.rules.name, entry.opfire.detail)
             assert entry.interdiction.value == [], (g.rules.name, entry.interdiction.detail)
