@@ -232,8 +232,10 @@ def write_atomic(path: str, text: str) -> None:
     """Replace ``path`` by ``text`` all at once: a temporary file in the same
     folder, flushed to disk, then renamed over the original. If anything
     fails (or the write is interrupted) the original is left as it was and
-    the temporary file is removed."""
-    folder = os.path.dirname(os.path.abspath(path))
+    the temporary file is removed. A symbolic link is followed, so the file it
+    points to is replaced and the link stays a link."""
+    path = os.path.realpath(path)
+    folder = os.path.dirname(path)
     mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644
     fd, tmp = tempfile.mkstemp(prefix=".harmony-fmt-", suffix=".tmp", dir=folder)
     try:

@@ -440,3 +440,16 @@ def test_the_shipped_rules_data_is_formatted(capsys):
     assert rc == 0, err
     assert err == ""
     assert re.fullmatch(r"0 of \d+ files need formatting\n", out)
+
+
+def test_a_symbolic_link_stays_a_link(tmp_path, capsys):
+    folder = rules(tmp_path)
+    real = tmp_path / "elsewhere.yaml"
+    real.write_text(SHUFFLED, encoding="utf-8")
+    link = folder / "spotting.yaml"
+    link.symlink_to(real)
+    assert run(capsys, folder)[0] == 0
+    assert link.is_symlink() and link.resolve() == real
+    assert real.read_text(encoding="utf-8").startswith("# File header")
+    assert keys_of(real.read_text(encoding="utf-8"))[0][:3] == ["id", "topic", "aspect"]
+    assert sorted(os.listdir(tmp_path)) == ["elsewhere.yaml", "rules_data"]
