@@ -9,65 +9,117 @@ collects, from the YAML files of a rules_data folder:
   that ruleset (value and clauses).
 
 A failure names the YAML file, line and column of the failing example or
-expected ruling. By default the rules_data folders collected are
-``<rootdir>/rules_data`` and any ``testpaths`` entry named ``rules_data``;
-YAML files elsewhere (test fixtures, broken inputs) are never collected.
-``--harmony-rules PATH`` collects your own rules_data folder (or one file)
-instead, wherever it is::
+expected ruling; a file that cannot be read gives one failing ``load`` item
+listing its problems as ``path:line:col: error: ...``.
 
-    python3 -m pytest --harmony-rules my_rules_data
+Which YAML files are collected: those of ``<rootdir>/rules_data``, of any
+``testpaths`` entry named ``rules_data`` and of any command-line path that is
+(or lies inside) a folder named ``rules_data``. YAML files elsewhere (test
+fixtures, broken inputs) are never collected.
+
+``--harmony-rules PATH`` collects your own rules folder instead, wherever it
+is and whatever its name; given no other paths, pytest then runs only its
+examples and scenarios::
+
+    python3 -m pytest --harmony-rules ~/my_rules
+    python3 -m pytest --harmony-rules ~/my_rules/spotting.yaml
+
+A single file is run against the model of the rules folder around it (the
+nearest enclosing folder named ``rules_data`` or holding a ``sources.yaml``,
+else the file's own folder), so its examples see the sources, parameters and
+scenarios they need.
 """
 from __future__ import annotations
 
 import doctest
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 
 from .loader import YAML_SUFFIXES, load
 
 _MODELS = pytest.StashKey[dict]()
+_ROOTS = pytest.StashKey[list]()
+RULES_FOLDER = "rules_data"
+
+
+class Root(NamedTuple):
+    """A path to collect (a folder, or one file) and the folder its model is loaded from."""
+
+    collect: Path
+    model: Path
 
 
 def pytest_addoption(parser) -> None:
     group = parser.getgroup("harmony")
     group.addoption("--harmony-rules", action="store", default=None, metavar="PATH",
-                    help="run the clause examples and scenarios of this rules_data folder (or "
-                         "file) instead of the rules_data under the rootdir")
+                    help="run the clause examples and scenarios of this rules folder (or one "
+                         "file of it) instead of the rules_data under the rootdir; with no "
+                         "other paths given, only these run")
 
 
 def pytest_configure(config) -> None:
     config.stash[_MODELS] = {}
     opt = config.getoption("harmony_rules", None)
     if opt:
-        path = Path(opt)
+        path = Path(config.invocation_params.dir, opt).resolve()
         if not path.exists():
             raise pytest.UsageError(f"--harmony-rules: no such file or folder: {opt}")
-        resolved = str(path.resolve())
-        # Collect it even when it lies outside the test paths.
-        if not any(Path(a.split("::")[0]).resolve() == path.resolve() for a in config.args):
-            config.args.append(resolved)
+        if path.is_file() and path.suffix not in YAML_SUFFIXES:
+            raise pytest.UsageError(f"--harmony-rules: {opt} is not a YAML file "
+                                    f"({', '.join(sorted(YAML_SUFFIXES))})")
+        root = Root(path, model_folder(path))
+        config.stash[_ROOTS] = [root]
+        if config.args_source != pytest.Config.ArgsSource.ARGS:
+            # No paths on the command line: run the user's rules only, not the testpaths.
+            config.args[:] = [str(path)]
+        elif not any(_covers(Path(config.invocation_params.dir, a.split("::")[0]).resolve(), path)
+                     for a in config.args):
+            config.args.append(str(path))   # collect it even outside the given paths
+    else:
+        config.stash[_ROOTS] = _default_roots(config)
 
 
-def rules_roots(config) -> list[Path]:
-    """The rules_data folders (or files) whose YAML is collected."""
-    opt = config.getoption("harmony_rules", None)
-    if opt:
-        return [Path(opt).resolve()]
+def _covers(arg: Path, path: Path) -> bool:
+    return arg == path or arg in path.parents
+
+
+def model_folder(path: Path) -> Path:
+    """The folder whose model a rules file (or folder) is run against."""
+    if path.is_dir():
+        return path
+    for folder in path.parents:
+        if folder.name == RULES_FOLDER or (folder / "sources.yaml").is_file():
+            return folder
+    return path.parent
+
+
+def _default_roots(config) -> list[Root]:
     root = Path(config.rootpath)
-    roots = [root / "rules_data"]
-    for tp in config.getini("testpaths") or []:
-        p = (root / tp).resolve()
-        if p.name == "rules_data" and p not in roots:
-            roots.append(p)
-    return [r.resolve() for r in roots if r.exists()]
+    candidates = [root / RULES_FOLDER]
+    candidates += [root / tp for tp in config.getini("testpaths") or []]
+    if config.args_source == pytest.Config.ArgsSource.ARGS:
+        for arg in config.args:
+            p = Path(config.invocation_params.dir, arg.split("::")[0]).resolve()
+            candidates += [q for q in (p, *p.parents) if q.name == RULES_FOLDER][:1]
+    roots: list[Root] = []
+    for c in candidates:
+        c = c.resolve()
+        if c.name == RULES_FOLDER and c.is_dir() and c not in [r.collect for r in roots]:
+            roots.append(Root(c, c))
+    return roots
 
 
-def _root_of(config, path: Path) -> Path | None:
+def rules_roots(config) -> list[Root]:
+    """What is collected: each rules folder (or file) and the folder its model comes from."""
+    return config.stash[_ROOTS]
+
+
+def _root_of(config, path: Path) -> Root | None:
     path = path.resolve()
     for r in rules_roots(config):
-        if path == r or r in path.parents:
+        if _covers(r.collect, path):
             return r
     return None
 
@@ -78,7 +130,7 @@ def pytest_collect_file(file_path: Path, parent):
     root = _root_of(parent.config, file_path)
     if root is None:
         return None
-    return HarmonyFile.from_parent(parent, path=file_path, rules_root=root)
+    return HarmonyFile.from_parent(parent, path=file_path, rules_root=root.model)
 
 
 def _model(config, root: Path):
@@ -274,7 +326,18 @@ def example_namespace(model) -> dict[str, Any]:
 
 
 class ExampleFailure(Exception):
-    pass
+    """A failed example, expected ruling or load, with its message for humans."""
+
+
+def _with_load_note(config, root: Path, message: str) -> str:
+    """Add to a failure a word on load problems elsewhere in the folder, which may explain it."""
+    model, report = _model(config, root)
+    if not report.errors:
+        return message
+    files = sorted({Path(d.pos.path).name for d in report.errors})
+    return (f"{message}\n(note: the rules folder has {len(report.errors)} reading or schema "
+            f"problem(s), reported by the 'load' item of {', '.join(files)}; this failure may "
+            "follow from them)")
 
 
 class HarmonyFile(pytest.File):
@@ -288,6 +351,7 @@ class HarmonyFile(pytest.File):
         mine = lambda obj: Path(obj.file).resolve() == me  # noqa: E731
         problems = [d for d in report.errors if Path(d.pos.path).resolve() == me]
         if problems:
+            # One failure for the file: its other items would only fail in its wake.
             yield LoadItem.from_parent(self, name="load", problems=problems)
             return
         for clause in sorted(model.clauses.values(), key=lambda c: c.pos().line):
@@ -316,45 +380,52 @@ class LoadItem(pytest.Item):
 
 
 class ExampleItem(pytest.Item):
+    """The doctests of one clause's ``examples:``; a failure names the YAML line of its ``>>>``."""
+
     def __init__(self, *, clause, model, **kw):
         super().__init__(**kw)
         self.clause, self.model = clause, model
         pos = clause.pos("examples")
         # A block scalar's text starts on the line after 'examples: |'.
-        text_line = pos.line if not _is_block(clause) else pos.line + 1
-        self.first_line = text_line
+        self.first_line = pos.line + 1 if _is_block(clause) else pos.line
 
     def runtest(self):
-        parser = doctest.DocTestParser()
         globs = example_namespace(self.model)
-        test = parser.get_doctest(self.clause.examples, globs, self.clause.id, str(self.path),
-                                  self.first_line - 1)
-        out: list[str] = []
-        runner = doctest.DocTestRunner(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-        failures = []
+        test = doctest.DocTestParser().get_doctest(self.clause.examples, globs, self.clause.id,
+                                                   str(self.path), self.first_line - 1)
+        failures: list[tuple[doctest.Example, str]] = []
 
         class Collect(doctest.DocTestRunner):
-            def report_failure(self, o, t, example, got):
+            def report_failure(self, out, test, example, got):
                 failures.append((example, f"expected:\n{example.want}got:\n{got}"))
 
-            def report_unexpected_exception(self, o, t, example, exc_info):
+            def report_unexpected_exception(self, out, test, example, exc_info):
                 import traceback
-                tb = "".join(traceback.format_exception_only(exc_info[0], exc_info[1]))
-                failures.append((example, f"raised:\n{tb}"))
+                raised = "".join(traceback.format_exception_only(exc_info[0], exc_info[1]))
+                failures.append((example, f"raised:\n{raised}"))
 
         runner = Collect(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
-        runner.run(test, out=out.append, clear_globs=False)
+        runner.run(test, out=lambda text: None, clear_globs=False)
         if failures:
-            lines = []
-            for example, why in failures:
-                line = self.first_line + example.lineno
-                lines.append(f"{self.path}:{line}: example of clause {self.clause.id} failed\n"
-                             f">>> {example.source.rstrip()}\n{why}")
-            raise ExampleFailure("\n".join(lines))
+            raise ExampleFailure("\n".join(self._explain(example, why)
+                                           for example, why in failures))
+
+    def _explain(self, example: doctest.Example, why: str) -> str:
+        from .diagnostics import display_path
+        line = self.first_line + example.lineno
+        try:
+            text = self.path.read_text(encoding="utf-8").split("\n")[line - 1]
+            col = text.index(">>>") + 1
+        except (OSError, IndexError, ValueError):
+            col = 1
+        source = example.source.rstrip("\n").split("\n")
+        shown = "\n".join([f">>> {source[0]}"] + [f"... {s}" for s in source[1:]])
+        return (f"{display_path(str(self.path))}:{line}:{col}: example of clause "
+                f"{self.clause.id} failed\n{shown}\n{why}")
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ExampleFailure):
-            return str(excinfo.value)
+            return _with_load_note(self.config, self.parent.rules_root, str(excinfo.value))
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
@@ -384,7 +455,7 @@ class ScenarioItem(pytest.Item):
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ExampleFailure):
-            return str(excinfo.value)
+            return _with_load_note(self.config, self.parent.rules_root, str(excinfo.value))
         return super().repr_failure(excinfo, style)
 
     def reportinfo(self):
