@@ -453,3 +453,31 @@ def test_a_symbolic_link_stays_a_link(tmp_path, capsys):
     assert real.read_text(encoding="utf-8").startswith("# File header")
     assert keys_of(real.read_text(encoding="utf-8"))[0][:3] == ["id", "topic", "aspect"]
     assert sorted(os.listdir(tmp_path)) == ["elsewhere.yaml", "rules_data"]
+
+
+SHIPPED = sorted((ROOT / "rules_data").rglob("*.yaml"))
+
+
+def _key_starts(text: str) -> list[tuple[int, int]]:
+    """(line, column) from 0 of every key of a block mapping in ``text``."""
+    from ruamel.yaml.comments import CommentedMap
+    from harmony.loader import walk
+    starts = set()
+    for _, node in walk(new_yaml().load(text)):
+        if isinstance(node, CommentedMap) and not node.fa.flow_style():
+            starts.update(node.lc.key(k) for k in node)
+    return sorted(starts)
+
+
+@settings(max_examples=10, deadline=None)
+@given(st.sampled_from(SHIPPED), st.randoms(use_true_random=False))
+def test_comment_lines_anywhere_in_a_formatted_file_change_nothing(path, rnd):
+    text = path.read_text(encoding="utf-8")
+    lines = text.split("\n")
+    starts = _key_starts(text)
+    new = list(lines)
+    for line, col in sorted(rnd.sample(starts, min(8, len(starts))), reverse=True):
+        indent = col - 2 if lines[line][:col].strip() == "-" else col
+        new.insert(line, " " * indent + f"# remark {line}")
+    commented = "\n".join(new)
+    assert formatted(read_text(str(path), commented)) == commented
