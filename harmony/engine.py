@@ -593,8 +593,55 @@ class Game:
         value = [{"firers": g, "drm": drm} for g in sorted(groups)]
         return why.ruling(value, "open")
 
-    def opportunity_fire(self, firers: list[str], result: str) -> Ruling:
-        """Opportunity fire on the current mover with a given outcome (if the attack is open)."""
+    def retrace_options(self, target: str, at: str | Hex) -> Ruling:
+        """The opportunity fire attacks open on the mover taken back to hex ``at`` of its path.
+
+        Where the rules let the firing player retrace the move (``opfire.retrace``),
+        an attack may be announced at any hex the mover entered in this move: the
+        attacks that were open as it entered that hex, by firers still able to fire.
+        In the hex it stands in, this is :meth:`opfire_options`.
+        """
+        t = self.unit(target)
+        h = self.hex(at)
+        mv = self.move
+        if mv is None or mv.unit != t.id or t.eliminated:
+            return Why(self.rules).ruling([], "only a unit on the move may be attacked")
+        if h == t.hex:
+            return self.opfire_options(target)
+        entries = [e for e in mv.entries if e.hex == label(h)]
+        if not entries:
+            raise EngineError(f"{t.id} has not entered {label(h)} in this move")
+        why = Why(self.rules)
+        if not why.p("opfire.enabled"):
+            return why.ruling([], "the rulebook has no opportunity fire")
+        if not why.p("opfire.retrace"):
+            return why.ruling([], "no retracing: an attack is announced as the mover enters a hex")
+        if mv.stopped:
+            return why.ruling([], "the mover has stopped: its move is over")
+        limit = why.p("opfire.per-target-per-phase")
+        if limit and self.opfire_on.get(t.id, 0) >= limit:
+            return why.ruling([], "already attacked by opportunity fire this phase")
+        then = entries[-1].opfire
+        why.add(then)
+        per_firer = why.p("opfire.per-firer-per-phase")
+        value = []
+        for group in then.value:
+            ready = [fid for fid in group["firers"]
+                     if not self._firer_problem(self.unit(fid), t, why)
+                     and not (per_firer and self.opfire_by.get(fid, 0) >= per_firer)]
+            if ready:
+                value.append({"firers": ready, "drm": group["drm"]})
+        if not value:
+            return why.ruling([], f"nothing open there now ({then.detail})")
+        return why.ruling(value, f"open when it entered {label(h)}")
+
+    def opportunity_fire(self, firers: list[str], result: str, at: str | Hex | None = None) -> Ruling:
+        """Opportunity fire on the current mover with a given outcome (if the attack is open).
+
+        ``at`` names an earlier hex of the move, where the rules allow retracing
+        (:meth:`retrace_options`): the mover is taken back there, attacked, and
+        may go on from there if unharmed.
+        """
         _check_result(result)
         mv = self.move
         if mv is None:
@@ -604,12 +651,21 @@ class Game:
         for fid in firers:
             self.unit(fid)
         t = self.unit(mv.unit)
-        open_ = self.opfire_options(t.id)
+        back = self.hex(at) if at is not None else t.hex
+        open_ = self.retrace_options(t.id, back) if back != t.hex else self.opfire_options(t.id)
         group = next((g for g in open_.value if set(firers) <= set(g["firers"])), None)
         if group is None:
             return Ruling(False, open_.reasons, open_.settings, f"not open: {open_.detail}")
         why = Why(self.rules)
         why.add(open_)
+        if back != t.hex:           # take the mover back along its path
+            k = max(i for i, e in enumerate(mv.entries) if e.hex == label(back))
+            mv.entries = mv.entries[:k + 1]
+            mv.path = mv.path[:k + 1]
+            mv.spent = sum(e.mp for e in mv.entries)
+            mv.moving_spotted = mv.entries[-1].spotted
+            t.hex = back
+            self.log.append(f"{t.id} taken back to {label(back)}")
         after = why.p("opfire.firer-after")
         self._attack_mover(t, mv, result)
         self.opfire_on[t.id] = self.opfire_on.get(t.id, 0) + 1
