@@ -712,6 +712,44 @@ def test_a_stopped_mover_is_no_longer_a_target(model):
     assert g.interdiction_options("t").value == []
 
 
+def test_rev_retrace_attacks_an_earlier_hex_of_the_move(model):
+    """REV: the firing player may take the mover back to a hex it passed and attack it there."""
+    g = new_game(model, "REV", [gun("g", "A1", range=6), tank("t", "D1")])
+    e2, e3, e4 = walk(g, "t", ["D2", "D3", "D4"])
+    assert e2.opfire.value == [{"firers": ["g"], "drm": 1}]
+    assert e4.opfire.value == [] and e4.opfire.detail == "out of range"
+    r = g.retrace_options("t", "D2")
+    assert r.value == [{"firers": ["g"], "drm": 1}]
+    cites(model, r, "opportunity-fire.when-attacked", "opportunity-fire.rule")
+    assert g.retrace_options("t", "D3").value == []
+    r = g.opportunity_fire(["g"], "none", at="D2")
+    assert r.value is True and not g.unit("g").face_up
+    assert g.where("t") == "D2" and g.move.spent == 1 and [e.hex for e in g.move.entries] == ["D2"]
+    assert g.enter("D3").hex == "D3"                # unharmed, it goes on from there
+    with pytest.raises(EngineError, match="has not entered E5"):
+        g.retrace_options("t", "E5")
+
+
+def test_rev_retrace_result_stops_the_mover_where_it_was_attacked(model):
+    g = new_game(model, "REV", [gun("g", "A1", range=6), tank("t", "D1")])
+    walk(g, "t", ["D2", "D3", "D4"])
+    assert g.opportunity_fire(["g"], "D", at="D2").value is True
+    assert g.where("t") == "D2" and g.unit("t").dispersal == "D" and g.move.stopped
+    assert g.retrace_options("t", "D2").value == []
+
+
+@pytest.mark.parametrize("name,clause", [("REV+tournament", "opportunity-fire.tournament"),
+                                         ("AIW", "opportunity-fire.rule")])
+def test_no_retracing_without_the_rule(model, name, clause):
+    g = new_game(model, name, [gun("g", "A1", range=6), tank("t", "D1", movement=4)])
+    walk(g, "t", ["D2", "D3", "D4"])
+    r = g.retrace_options("t", "D2")
+    assert r.value == [] and "no retracing" in r.detail
+    cites(model, r, clause)
+    r = g.opportunity_fire(["g"], "X", at="D2")
+    assert r.value is False and not g.unit("t").eliminated and g.where("t") == "D4"
+
+
 def test_an_unharmed_mover_moves_on(model):
     g = new_game(model, "REV", [gun("g", "A4"), tank("t", "D1")])
     walk(g, "t", ["D2"])

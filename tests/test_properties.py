@@ -162,6 +162,15 @@ def play_movement(game: Game, data, on_entry, results=("none", "none", "none", "
                 if data.draw(st.booleans()) and not game.move.stopped:
                     if game.interdict(attack["firer"], data.draw(st.sampled_from(results))):
                         made.append(("interdiction", u.id))
+            # where the rules allow it, take the mover back and attack it at a hex it passed
+            if len(game.move.path) > 1 and data.draw(st.booleans()) and not game.move.stopped:
+                earlier = label(data.draw(st.sampled_from(game.move.path[:-1])))
+                for attack in game.retrace_options(u.id, earlier).value:
+                    if game.move.stopped:
+                        break
+                    if game.opportunity_fire(attack["firers"], data.draw(st.sampled_from(results)),
+                                             at=earlier):
+                        made.append(("opfire", u.id))
         game.end_move()
     return made
 
@@ -334,16 +343,16 @@ def test_pb_never_opens_opportunity_fire(game, data):
 def firing_lines(draw, names):
     """Mostly open ground, German tanks on the move, several Soviet guns ready to fire."""
     name = draw(st.sampled_from(names))
-    m = draw(maps(min_size=4, terrain=("clear", "clear", "clear", "clear", "woods")))
+    m = draw(maps(min_size=4, max_size=5, terrain=("clear", "clear", "clear", "clear", "woods")))
     cells = [label(h) for h in board(m["columns"], m["rows"])]
     units = []
     for i in range(draw(st.integers(1, 2))):
         units.append({"id": f"tank{i}", "side": "German", "kind": "armoured", "class": "A",
                       "attack": 10, "range": 8, "defence": 8, "movement": draw(st.integers(3, 6)),
                       "at": draw(st.sampled_from(cells))})
-    for i in range(draw(st.integers(2, 4))):
+    for i in range(draw(st.integers(2, 5))):
         units.append({"id": f"gun{i}", "side": "Soviet", "kind": "gun", "class": "A",
-                      "attack": 10, "range": draw(st.integers(4, 10)), "defence": 3,
+                      "attack": 10, "range": draw(st.integers(4, 12)), "defence": 3,
                       "movement": 1, "at": draw(st.sampled_from(cells))})
     return Game.from_data(ruleset(name), m, units, side="German", phase="movement")
 
