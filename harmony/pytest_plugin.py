@@ -156,6 +156,9 @@ PIECES: dict[str, tuple[str, str, int, int, int, int]] = {
 
 _LISTS = ("markers", "registration")
 _INTS = ("attack", "range", "defence", "movement")
+#: The fields of the scenario unit format that ``key=value`` may set.
+_KEYS = ("id", "name", "side", "kind", "class", "at", "face", "dispersal", "loaded-in",
+         "opportunity-fire") + _LISTS + _INTS
 
 
 class ExampleError(ValueError):
@@ -177,6 +180,10 @@ def unit_data(spec: str) -> dict:
     >>> d = unit_data("scout: German tank at C2 class=C movement=4")
     >>> d["id"], d["class"], d["movement"]
     ('scout', 'C', 4)
+    >>> unit_data("German tank at A1 movment=4")
+    Traceback (most recent call last):
+    ...
+    harmony.pytest_plugin.ExampleError: 'German tank at A1 movment=4': unknown field 'movment' ...
     >>> unit_data("German zeppelin at A1")
     Traceback (most recent call last):
     ...
@@ -200,6 +207,8 @@ def unit_data(spec: str) -> dict:
         key, eq, value = item.partition("=")
         if not eq:
             raise ExampleError(f"{spec!r}: expected key=value, not '{item}'")
+        if key not in _KEYS:
+            raise ExampleError(f"{spec!r}: unknown field '{key}' (fields: {', '.join(_KEYS)})")
         if key in _LISTS:
             d[key] = [v for v in value.split(",") if v]
         elif key in _INTS:
