@@ -166,6 +166,10 @@ class Game:
                 units.append(Unit.from_data(d, lambda text, path=(), i=i: hexmap.hex(text, ("units", i) + path)))
             except MapError:
                 raise
+            except KeyError as e:
+                raise EngineError(f"unit {d.get('id', i)!r} has no {e.args[0]!r}") from None
+            except (TypeError, ValueError) as e:
+                raise EngineError(f"unit {d.get('id', i)!r}: {e}") from None
         game = cls(ruleset, hexmap, units, side, phase, turn)
         for u in game.units.values():
             if u.loaded_in is not None and u.loaded_in not in game.units:

@@ -64,6 +64,11 @@ class Unit:
         """Build from a scenario's unit mapping; ``hex_of`` turns a label into a Hex."""
         from .hexgrid import parse_label
         hex_of = hex_of or (lambda text, path=(): parse_label(text))
+        if d["class"] not in WEAPON_CLASSES:
+            raise ValueError(f"unknown weapon class {d['class']!r} (expected one of "
+                             f"{', '.join(WEAPON_CLASSES)})")
+        if d.get("dispersal", "none") not in ("none", "D", "DD"):
+            raise ValueError(f"unknown dispersal {d['dispersal']!r} (expected none, D or DD)")
         return cls(
             id=d["id"], side=d["side"], kind=d["kind"], weapon=d["class"],
             attack=int(d["attack"]), range=int(d["range"]), defence=int(d["defence"]),
