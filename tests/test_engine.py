@@ -19,6 +19,7 @@ from harmony.loader import load
 from harmony.ruleset import Ruleset, RulesetError
 from harmony.rulings import Ruling
 from harmony.scenario import run_scenario
+from harmony.terrain import MapError
 
 RULES = Path(__file__).resolve().parent.parent / "rules_data"
 
@@ -26,7 +27,7 @@ RULES = Path(__file__).resolve().parent.parent / "rules_data"
 @pytest.fixture(scope="module")
 def model():
     m, report = load(RULES)
-    assert not list(report.diagnostics) if hasattr(report, "diagnostics") else True
+    assert not report.errors, report.to_text()
     return m
 
 
@@ -175,6 +176,16 @@ def test_bad_setup_raises_engine_error(model):
         Game.from_data(rs, {"columns": 4, "rows": 4}, [tank("t", "A1"), tank("t", "A2")], "German")
     with pytest.raises(EngineError, match="unknown phase"):
         Game.from_data(rs, {"columns": 4, "rows": 4}, [tank("t", "A1")], "German", phase="lunch")
+    with pytest.raises(EngineError, match="unknown weapon class 'Q'"):
+        Game.from_data(rs, {"columns": 4, "rows": 4}, [tank("t", "A1", cls="Q")], "German")
+    with pytest.raises(EngineError, match="unit 't' has no 'movement'"):
+        Game.from_data(rs, {"columns": 4, "rows": 4},
+                       [{k: v for k, v in tank("t", "A1").items() if k != "movement"}], "German")
+    with pytest.raises(EngineError, match="unit 't': invalid literal"):
+        Game.from_data(rs, {"columns": 4, "rows": 4}, [tank("t", "A1", attack="lots")], "German")
+    with pytest.raises(MapError, match="off the map") as e:
+        Game.from_data(rs, {"columns": 4, "rows": 4}, [tank("t", "A1"), tank("u", "E9")], "German")
+    assert e.value.path == ("units", 1, "at")
     with pytest.raises(EngineError, match="not a unit"):
         Game.from_data(rs, {"columns": 4, "rows": 4}, [unit("i", "German", "A1", loaded_in="x")],
                        "German")
