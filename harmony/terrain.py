@@ -85,8 +85,14 @@ class HexMap:
     @classmethod
     def from_data(cls, data: dict) -> "HexMap":
         """Build from a scenario's ``map`` mapping; raises :class:`MapError`."""
-        m = cls(int(data["columns"]), int(data["rows"]),
-                types=terrain_types(data.get("terrain-types")),
+        size = []
+        for key in ("columns", "rows"):
+            value = data.get(key) if isinstance(data, dict) else None
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise MapError(f"the map needs '{key}', a whole number of at least 1 "
+                               f"(got {value!r})", (key,))
+            size.append(value)
+        m = cls(size[0], size[1], types=terrain_types(data.get("terrain-types")),
                 default=data.get("terrain", "clear"))
         if m.default not in m.types or m.types[m.default].hexside:
             raise MapError(f"unknown hex terrain type '{m.default}'", ("terrain",))
