@@ -186,6 +186,9 @@ def test_bad_setup_raises_engine_error(model):
     with pytest.raises(MapError, match="off the map") as e:
         Game.from_data(rs, {"columns": 4, "rows": 4}, [tank("t", "A1"), tank("u", "E9")], "German")
     assert e.value.path == ("units", 1, "at")
+    for bad in ({"rows": 4}, {"columns": "six", "rows": 4}, {"columns": 0, "rows": 4}):
+        with pytest.raises(MapError, match="the map needs"):
+            Game.from_data(rs, bad, [tank("t", "A1")], "German")
     with pytest.raises(EngineError, match="not a unit"):
         Game.from_data(rs, {"columns": 4, "rows": 4}, [unit("i", "German", "A1", loaded_in="x")],
                        "German")
