@@ -145,29 +145,48 @@ def _set_post(container, key, token) -> None:
 
 def _take_tail(container, key) -> str:
     """Remove and return the full comment (and blank) lines after an entry,
-    each with its indentation; an end-of-line comment is left in place."""
-    for c, k in reversed(_slots(container, key)):
-        token = _post(c, k)
-        if token is None:
-            continue
-        value = token.value
-        if isinstance(c[k], BLOCK_SCALARS):  # no end-of-line comment after a block scalar
-            _set_post(c, k, None)
-            return _lines(token)
-        head, nl, rest = value.partition("\n")
-        if rest:
-            if head:
-                token.value = head + nl
-            else:
+    each with its indentation; an end-of-line comment is left in place.
+
+    ruamel keeps them with the last scalar of the entry or, after a flow
+    collection that ends a block one, as the end comments of that block
+    collection: they are gathered in the order they are printed.
+    """
+    slots = _slots(container, key)
+    parts = []
+    for i in range(len(slots) - 1, -1, -1):
+        c, k = slots[i]
+        value = c[k]
+        if i < len(slots) - 1:
+            parts.append(_take_end(value))
+        token = _post(c, k) if i == len(slots) - 1 else None  # else: on the key's line
+        if token is not None:
+            if isinstance(value, BLOCK_SCALARS):  # no end-of-line comment after it
                 _set_post(c, k, None)
-        return rest
-    return ""
+                parts.append(_lines(token))
+            else:
+                head, nl, rest = token.value.partition("\n")
+                if rest:
+                    if head:
+                        token.value = head + nl
+                    else:
+                        _set_post(c, k, None)
+                parts.append(rest)
+        if i == len(slots) - 1 and isinstance(value, (CommentedMap, CommentedSeq)):
+            parts.append(_take_end(value))
+    return "".join(parts)
+
+
+def _take_end(node) -> str:
+    end = getattr(node.ca, "end", None) or []
+    node.ca.end = []
+    return "".join(_lines(t) for t in end if t is not None)
 
 
 def _add_tail(container, key, text: str) -> None:
     """Write comment lines (indentation included) after an entry."""
     if not text:
         return
+    text = _take_tail(container, key) + text  # after what is there, all in one place
     c, k = _slots(container, key)[-1]
     token = _post(c, k)
     if token is not None:

@@ -272,12 +272,13 @@ CLAUSE_KEYS = {
     "aspect": "aspect: rule",
     "title": "title: Units in cover",
     "cells": "cells:\n  PB:\n    status: rule\n    text: Spotted units only.\n  PL: not-covered",
-    "scenarios": "scenarios: [fig-1]",
+    "qa": "qa:\n  - source: PB\n    question: Who spots?\n    answer: An adjacent unit.",
+    "scenarios": "scenarios:\n  - fig-1\n  - fig-2",
 }
 CELL_KEYS = {
     "status": "status: rule",
     "text": "text: Spotted units only.",
-    "cite": "cite: {source: PB, section: Spotting}",
+    "cite": "cite:\n  - {source: PB, section: Spotting}\n  - {source: PB, section: Markers}",
     "note": "note: The one reading.",
     "params": "params: {spot.adjacent: true}",
 }
