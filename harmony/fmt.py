@@ -2,7 +2,8 @@
 
 Keys are put in the order the JSON Schema lists them (unknown keys keep their
 place after the known ones), layout is ruamel's round-trip dump with fixed
-indentation, and every comment stays attached to its key. Files are written
+indentation, and every comment is kept: a comment line moves with the key it
+stands above, an end-of-line comment stays on its line. Files are written
 atomically (temporary file, then rename) and only when their bytes change.
 """
 from __future__ import annotations
