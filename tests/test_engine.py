@@ -771,11 +771,25 @@ def test_an_unharmed_mover_moves_on(model):
     assert g.enter("D3").hex == "D3" and not g.move.stopped
 
 
-def test_pb_has_no_opportunity_fire(model):
-    g = new_game(model, "PB", [gun("g", "A4"), tank("t", "D1")])
+def test_rev_who_may_make_opportunity_fire(model):
+    """Undispersed, face up, able to fire directly."""
+    units = [gun("ready", "A4"), gun("down", "A3", face="down"), gun("shaken", "A5", dispersal="D"),
+             gun("howitzer", "A2", cls="(H)"), gun("mortar", "B2", cls="M"),
+             unit("truck", "Soviet", "B4", kind="truck", attack=0, range=0), tank("t", "D1")]
+    g = new_game(model, "REV", units)
+    e = walk(g, "t", ["D2"])[0]
+    assert sorted(f for o in e.opfire.value for f in o["firers"]) == ["mortar", "ready"]
+
+
+@pytest.mark.parametrize("name", ["PB", "PL", "DB", "CP"])
+def test_rulebooks_without_opportunity_fire(model, name):
+    """CP, another game, has no cell in the opportunity fire rows: the registry default
+    decides, and no clause is named."""
+    g = new_game(model, name, [gun("g", "A4"), tank("t", "D1")])
     e = walk(g, "t", ["D2"])[0]
     assert e.opfire.value == []
-    cites(model, e.opfire, "opportunity-fire.rule")
+    assert bool(e.opfire.reasons) is (name != "CP")   # the clause that says there is none
+    cites(model, e.opfire)
     r = g.opportunity_fire(["g"], "D")
     assert r.value is False and g.unit("t").dispersal == "none"
 
@@ -850,6 +864,15 @@ def test_a_unit_that_fired_does_not_move_that_turn(model):
     g.end_phase()
     with pytest.raises(EngineError, match="face down"):
         g.begin_move("g")
+
+
+def test_rev_interdiction_drm_is_the_terrain_only(model):
+    hexes = dict(INTERDICTION_MAP, D3="woods")
+    g = new_game(model, "REV", _interdiction_units(), hexes)
+    e = walk(g, "t", ["D2", "D3"])[-1]
+    assert e.spotted.value is True                   # seen by the rifles entering the woods
+    assert e.interdiction.value == [{"firer": "how-1", "hex": "D3", "drm": 1}]
+    assert e.opfire.value == [] and e.opfire.detail == "out of range"   # rifles: range 3, half 1
 
 
 @pytest.mark.parametrize("name", ["PB", "PL", "PL+opportunity-fire", "AIW", "DB"])
