@@ -482,3 +482,30 @@ def test_comment_lines_anywhere_in_a_formatted_file_change_nothing(path, rnd):
         new.insert(line, " " * indent + f"# remark {line}")
     commented = "\n".join(new)
     assert formatted(read_text(str(path), commented)) == commented
+
+
+PLAIN_END = CLAUSE.split("    examples:")[0]  # ends in a plain value, not a block scalar
+
+
+@pytest.mark.parametrize("bytes_of", [
+    lambda text: text.replace("\n", "\r\n").encode("utf-8"),  # Windows line ends
+    lambda text: text.rstrip("\n").encode("utf-8"),  # no newline at the end
+    lambda text: text.replace("title: Units in cover", "title:   Units in cover  ")
+    .encode("utf-8"),  # extra blanks
+])
+def test_line_ends_and_blanks_are_normalized(tmp_path, capsys, bytes_of):
+    folder = rules(tmp_path)
+    path = folder / "spotting.yaml"
+    path.write_bytes(bytes_of(PLAIN_END))
+    assert path.read_bytes() != PLAIN_END.encode("utf-8")
+    assert run(capsys, "--check", folder)[0] == 1
+    assert run(capsys, folder)[0] == 0
+    assert path.read_bytes() == PLAIN_END.encode("utf-8")
+
+
+def test_a_literal_block_at_the_very_end_keeps_its_missing_newline(tmp_path, capsys):
+    # without the last newline the text of the block has none either: that is data
+    folder = rules(tmp_path, spotting=CLAUSE.rstrip("\n"))
+    assert run(capsys, folder)[0] == 0
+    data = new_yaml().load((folder / "spotting.yaml").read_text(encoding="utf-8"))
+    assert data["clauses"][0]["examples"] == ">>> 1 + 1\n2"
