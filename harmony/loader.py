@@ -224,6 +224,37 @@ def first_content(path: str, text: str) -> Pos:
     return Pos(path)
 
 
+def _unclosed_bracket(text: str, mark) -> tuple[int, int, str] | None:
+    """The innermost ``[`` or ``{`` still open where the parser stopped (0-based line and
+    column, and the bracket), skipping quoted text and comments.
+
+    >>> _unclosed_bracket("clauses: [\\n", None)
+    (0, 9, '[')
+    >>> _unclosed_bracket("a: {b: [1, 2], c: '{'\\n", None)
+    (0, 3, '{')
+    """
+    lines = text.split("\n")
+    stop = (mark.line, mark.column) if mark is not None else (len(lines), 0)
+    stack: list[tuple[int, int, str]] = []
+    for n, line in enumerate(lines):
+        quote = None
+        for c, ch in enumerate(line):
+            if (n, c) >= stop:
+                return stack[-1] if stack else None
+            if quote:
+                if ch == quote:
+                    quote = None
+            elif ch in "'\"" and (c == 0 or line[c - 1] in " [{,:"):
+                quote = ch
+            elif ch == "#" and (c == 0 or line[c - 1] == " "):
+                break
+            elif ch in "[{":
+                stack.append((n, c, ch))
+            elif ch in "]}" and stack:
+                stack.pop()
+    return stack[-1] if stack else None
+
+
 def _yaml_error(doc: Document, e: Exception) -> None:
     """One clear, positioned diagnostic for a YAML reading error."""
     pmark = getattr(e, "problem_mark", None)
@@ -258,6 +289,10 @@ def _yaml_error(doc: Document, e: Exception) -> None:
                    f"{k.strip().lstrip('- ')}: '{v.strip()}'")
     elif "while parsing a flow" in context and cmark is not None:
         opener = "[" if "sequence" in context else "{"
+        open_at = _unclosed_bracket(doc.text, pmark or cmark)
+        if open_at is not None:             # the bracket really left open, wherever it is
+            (line, col, opener) = open_at
+            cmark = type("Mark", (), {"line": line, "column": col})()
         closer = "]" if opener == "[" else "}"
         what = "list" if opener == "[" else "mapping"
         found = "the end of the file" if "stream end" in problem else f"{at(pmark)}"
