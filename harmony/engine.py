@@ -308,10 +308,11 @@ class Game:
             if not u.markers & {"spotted", "opportunity-spotted"}:
                 continue
             why = Why(self.rules)
-            if not self.concealing(u):
-                if why.p("spot.marker-off-leaving-concealing"):
-                    self._remove_marker(u, why)
+            if not self.concealing(u) and why.p("spot.marker-off-leaving-concealing"):
+                self._remove_marker(u, why)
                 continue
+            # Out of every eligible enemy's sight, in cover or not (PL's marker stays on a
+            # unit that walks into the open, but not once nobody can see it).
             if why.p("spot.marker-off-when-no-los"):
                 if not self._eligible_seers(u, why):
                     self._remove_marker(u, why)

@@ -520,6 +520,22 @@ def test_pl_marker_comes_off_when_no_enemy_sees_the_unit(model):
     cites(model, r, "markers.removal")
 
 
+def test_pl_marker_comes_off_a_unit_in_the_open_that_no_enemy_sees(model):
+    hexes = {"A4": "woods", "B5": "town", "C5": "town"}
+    g = new_game(model, "PL", [gun("g", "A4"), tank("t", "D4")], hexes, side="Soviet",
+                 phase="fire")
+    g.fire(["g"], "t", "none")
+    g.end_turn()
+    g.end_turn()
+    g.end_phase()
+    assert (g.side, g.phase) == ("Soviet", "movement") and g.markers("g").value == ["spotted"]
+    walk(g, "g", ["A5"])                            # clear hex, behind the towns
+    assert g.los("A5", "D4").value is False
+    r = g.markers("g")
+    assert r.value == []
+    cites(model, r, "markers.removal")
+
+
 def test_pb_firer_in_woods_is_not_spotted_by_firing(model):
     g = new_game(model, "PB", [gun("g", "A4"), tank("t", "D4")], {"A4": "woods"}, side="Soviet",
                  phase="fire")
