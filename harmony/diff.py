@@ -283,10 +283,6 @@ def run_rulings(model: Model, scenario_id: str) -> tuple[dict, str | None]:
     run = engine()
     if run is None:
         return {}, "no rules engine (harmony.scenario) in this checkout"
-    import harmony.scenario as sc_module
-    cache = getattr(sc_module, "_RULESETS", None)
-    if isinstance(cache, dict):
-        cache.clear()  # keyed by id(model): another model may have had this id before
     try:
         result = run(model, scenario_id)
     except Exception as e:  # noqa: BLE001  the old side may not fit today's engine

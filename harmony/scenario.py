@@ -93,15 +93,13 @@ class ScenarioError(Exception):
         self.pos, self.message = pos, message
 
 
-_RULESETS: dict[tuple[int, str], Ruleset] = {}
-
-
 def ruleset_for(model: Model, name: str) -> Ruleset:
-    """``Ruleset.from_model``, cached per model."""
-    key = (id(model), name)
-    if key not in _RULESETS or _RULESETS[key] is None:
-        _RULESETS[key] = Ruleset.from_model(model, name)
-    return _RULESETS[key]
+    """``Ruleset.from_model``, cached on the model itself: the cache lives and dies with
+    the model it was computed from, so a model loaded later never sees stale rulesets."""
+    cache = model.__dict__.setdefault("_rulesets", {})
+    if name not in cache:
+        cache[name] = Ruleset.from_model(model, name)
+    return cache[name]
 
 
 def run_scenario(model: Model, scenario_id: str, rulesets: list[str] | None = None) -> ScenarioResult:
