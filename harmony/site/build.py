@@ -131,6 +131,7 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
         app.connect("html-page-context", lambda _a, pagename, *_r: result.written.append(pagename))
         app.connect("env-before-read-docs", lambda _a, _e, docnames: result.read.extend(sorted(docnames)))
         app.build(force_all=False)
+    built = time.perf_counter()
     for name, page in sorted(extras.items()):
         if write_if_changed(out / page["file"], page["html"].encode("utf-8")):
             result.extras.append(page["file"])
@@ -139,5 +140,5 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
     result.warnings = sphinx_warnings(warnings.getvalue(), cache / "src", site_dir)
     result.seconds = time.perf_counter() - start
     result.phases = {"load and check": checked - start, "generate": generated - checked,
-                     "sphinx": time.perf_counter() - generated}
+                     "sphinx": built - generated, "extras": time.perf_counter() - built}
     return result
