@@ -2,7 +2,8 @@
 
 Run from the top of a checkout:  python3 bench/incremental_build.py [RULES_DATA]
 
-Builds a copy of rules_data in a temporary folder three times and prints, for
+Builds a copy of rules_data in a temporary folder four times (the last with the
+loader's parse cache dropped, as a new process) and prints, for
 each build, the generated sources rewritten, the pages Sphinx re-read and
 wrote, the HTML files whose bytes changed, and the seconds taken. A benchmark,
 not a test: nothing here asserts a time.
