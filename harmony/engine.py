@@ -56,7 +56,7 @@ TEST_DEFAULTS: dict[str, Any] = {
     "spot.opportunity-marker": False, "spot.marker-off-when-no-los": False,
     "spot.marker-off-leaving-concealing": False, "spot.marker-off-entering-unspotted": False,
     "spot.turn-end-clears-movers": False, "spot.turn-end-promotes-opportunity": False,
-    "spot.markers-off-own-fire-phase": False,
+    "spot.markers-off-own-fire-phase": False, "spot.markers-end-of-movement": False,
     "opfire.enabled": False, "opfire.activation-fraction": Fraction(0),
     "opfire.concealing-points-need-spotting": False, "opfire.range-fraction": Fraction(1),
     "opfire.drm": 0, "opfire.combine": "none", "opfire.per-firer-per-phase": 1,
@@ -150,6 +150,12 @@ class Game:
         self.unmark_why: dict[str, Why] = {}
         #: unit -> the reasoning that turned it face down or put an opportunity counter on it
         self.state_why: dict[str, Why] = {}
+        #: units whose spotted (or opportunity spotted) marker, or opportunity fire counter,
+        #: was given by the set-up and is still the one the set-up placed
+        self.setup_spotted: set[str] = {u.id for u in self.units.values()
+                                        if u.markers & {"spotted", "opportunity-spotted"}}
+        self.setup_opfire: set[str] = {u.id for u in self.units.values()
+                                       if "opportunity-fire" in u.markers}
         #: every line of sight checked since the last call of take_sights()
         self.sights: list[Sight] = []
         self.log: list[str] = []
@@ -290,6 +296,7 @@ class Game:
         keep.add(why)
         self.marker_why[u.id] = keep
         self.unmark_why.pop(u.id, None)
+        self.setup_spotted.discard(u.id)
 
     def _remove_marker(self, u: Unit, why: Why | None = None) -> None:
         """Take the spotted marker off; ``why`` is the reasoning that took it off."""
@@ -297,6 +304,7 @@ class Game:
         u.markers.discard("spotted")
         u.markers.discard("opportunity-spotted")
         self.marker_why.pop(u.id, None)
+        self.setup_spotted.discard(u.id)
         if had and why is not None:
             keep = why.child()
             keep.add(why)
@@ -326,6 +334,21 @@ class Game:
             return
         if self._eligible_seers(u, why):
             self._place_marker(u, why, opportunity)
+
+    def _mark_at_end_of_movement(self, side: str) -> None:
+        """The end of ``side``'s movement phase: where the rules say so, each of its units
+        that is face down, in concealing terrain and seen by an eligible enemy gets a marker."""
+        rule = Why(self.rules)
+        if not rule.p("spot.markers-end-of-movement"):
+            return
+        for u in self.alive():
+            if u.side != side or u.face_up or not self.concealing(u):
+                continue
+            why = rule.child()
+            why.add(rule)
+            if self._eligible_seers(u, why):
+                self._place_marker(u, why)
+                self.log.append(f"{u.id} marked spotted at the end of the {side} movement phase")
 
     # ---------------------------------------------------------------- fire
     def can_fire(self, firers: list[str], target: str) -> Ruling:
@@ -681,6 +704,7 @@ class Game:
                 f.face_up = False
             else:
                 f.markers.add("opportunity-fire")
+            self.setup_opfire.discard(fid)
             keep = self.state_why.setdefault(fid, Why(self.rules))
             keep.settings["opfire.firer-after"] = why.settings["opfire.firer-after"]
             self._spot_firer(f, opportunity=True)
@@ -775,12 +799,15 @@ class Game:
         if self.move is not None:
             self.end_move()
         ending = self.side
-        why = Why(self.rules)
+        # the ending side's movement phase is over (or was passed): markers placed then go on
+        # before its units are turned face up again
+        self._mark_at_end_of_movement(ending)
         for u in self.alive():
             if u.side == ending:
                 u.face_up = True
                 u.markers.discard("opportunity-fire")
                 self.state_why.pop(u.id, None)
+                self.setup_opfire.discard(u.id)
                 if u.dispersed and u.dispersed_in < self.turn:
                     u.dispersal = "none"
             else:
@@ -795,6 +822,7 @@ class Game:
                     if turns.p("spot.turn-end-promotes-opportunity"):
                         u.markers.discard("opportunity-spotted")
                         u.markers.add("spotted")
+                        self.setup_spotted.discard(u.id)    # turned over by the rule
                         self.marker_why.setdefault(u.id, Why(self.rules)).add(turns)
         i = self.sides.index(ending)
         self.side = self.sides[(i + 1) % len(self.sides)]
@@ -812,16 +840,26 @@ class Game:
 
     # ------------------------------------------------------------- reading
     def markers(self, uid: str) -> Ruling:
-        """The markers on a unit; the reasons are the clauses that put them there."""
+        """The markers on a unit; the reasons are the clauses that put them there.
+
+        A marker the scenario's set-up gave is no clause's doing: the ruling's
+        ``detail`` says the set-up placed it.
+        """
         u = self.unit(uid)
         why = Why(self.rules)
+        notes = []
         if u.markers & {"spotted", "opportunity-spotted"}:
             why.add(self.marker_why.get(u.id))
+            if u.id in self.setup_spotted:
+                kinds = " and ".join(m for m in sorted(u.markers) if m != "opportunity-fire")
+                notes.append(f"{kinds} marker placed by the set-up")
         elif u.id in self.unmark_why:
             why.add(self.unmark_why[u.id])
         if "opportunity-fire" in u.markers:
             why.add(self.state_why.get(u.id))
-        return why.ruling(sorted(u.markers))
+            if u.id in self.setup_opfire:
+                notes.append("opportunity-fire counter placed by the set-up")
+        return why.ruling(sorted(u.markers), "; ".join(notes))
 
     def where(self, uid: str) -> str:
         u = self.unit(uid)

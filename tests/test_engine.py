@@ -551,13 +551,119 @@ def test_aiw_markers_come_off_in_the_owners_fire_phase(model):
     g = new_game(model, "AIW", [gun("g", "A4"), tank("t", "D4")], {"A4": "woods"}, side="Soviet",
                  phase="fire")
     g.fire(["g"], "t", "none")
+    assert g.markers("g").value == []               # firing marks nothing by itself
+    g.end_turn()                                    # German turn: the gun is marked and stays so
     assert g.markers("g").value == ["spotted"]
-    g.end_turn()                                    # German turn: the gun stays marked
     assert g.can_fire(["t"], "g").value is True
     g.end_turn()                                    # the Soviet fire phase begins
     r = g.markers("g")
     assert r.value == []
     cites(model, r, "markers.turn-end")
+
+
+def test_aiw_spotted_counter_goes_on_when_the_owners_movement_phase_ends(model):
+    """AIW: no counter as the gun fires from the woods; one when its movement phase ends,
+    since it is face down, in woods and seen by an undispersed enemy."""
+    g = new_game(model, "AIW", [gun("g", "A4"), tank("t", "D4")], {"A4": "woods"}, side="Soviet",
+                 phase="fire")
+    assert g.fire(["g"], "t", "none").value is True
+    assert not g.unit("g").face_up
+    assert g.markers("g").value == [] and g.spotted("g").value is False
+    g.end_phase()                                   # the Soviet movement phase: still nothing
+    assert (g.side, g.phase) == ("Soviet", "movement") and g.markers("g").value == []
+    g.end_phase()                                   # it ends: the counter goes on
+    assert (g.side, g.phase) == ("German", "fire")
+    r = g.markers("g")
+    assert r.value == ["spotted"] and r.detail == ""
+    cites(model, r, "spotting.recording")
+    assert r.settings["spot.markers-end-of-movement"].cell == "spotting.recording@AIW"
+    assert g.unit("g").face_up                      # turned up after the counter went on
+    r = g.can_fire(["t"], "g")
+    assert r.value is True and r.detail == "marked spotted"
+    cites(model, r, "spotting.recording", "spotting.spotted")
+    g.end_turn()                                    # the Soviet fire phase starts: it comes off
+    r = g.markers("g")
+    assert r.value == []
+    cites(model, r, "markers.turn-end")
+
+
+def test_aiw_end_of_movement_counters_only_where_all_three_conditions_hold(model):
+    """Face down, in woods or town, and in the sight of an eligible enemy: all three."""
+    hexes = {"A3": "woods", "A4": "woods", "A7": "woods", "B6": "town", "E4": "woods"}
+    units = [gun("fired", "A4", face="down"),      # all three: marked
+             gun("up", "A3"),                       # face up: not marked
+             gun("open", "A5", face="down"),        # in the open: not marked
+             gun("hidden", "A7", face="down"),      # woods behind the town: no enemy sees it
+             tank("t", "D4"), tank("t2", "E4", face="down")]
+    g = new_game(model, "AIW", units, hexes, side="Soviet", phase="movement")
+    assert g.los("D4", "A7").value is False and g.los("E4", "A7").value is False
+    assert g.los("D4", "A4").value is True and g.los("D4", "A5").value is True
+    g.end_phase()
+    assert {u: g.markers(u).value for u in ("fired", "up", "open", "hidden")} == {
+        "fired": ["spotted"], "up": [], "open": [], "hidden": []}
+    assert g.markers("t2").value == []              # the other side's movement phase has not ended
+    # a dispersed enemy does not count as seeing it
+    g2 = new_game(model, "AIW", [gun("g", "A4", face="down"), tank("t", "D4", dispersal="D")],
+                  hexes, side="Soviet", phase="movement")
+    g2.end_phase()
+    assert g2.markers("g").value == []
+
+
+def test_aiw_opportunity_firer_marked_when_its_own_movement_phase_ends(model):
+    """An AIW unit turned face down by opportunity fire is not marked as it fires, nor
+    at the end of the enemy's movement phase, but at the end of its owner's."""
+    g = new_game(model, "AIW", [gun("g", "A4"), tank("t", "D1", movement=8)], {"A4": "woods"})
+    walk(g, "t", ["D2", "D3"])
+    assert g.opfire_options("t").value == [{"firers": ["g"], "drm": 0}]
+    assert g.opportunity_fire(["g"], "none").value is True
+    assert not g.unit("g").face_up and g.markers("g").value == []
+    g.end_turn()                                    # the German movement phase ends
+    assert g.markers("g").value == [] and not g.unit("g").face_up
+    g.end_phase()
+    g.end_phase()                                   # the Soviet movement phase ends
+    r = g.markers("g")
+    assert r.value == ["spotted"]
+    cites(model, r, "spotting.recording")
+    # the counter comes off at once when no undispersed enemy sees the gun any more
+    g.end_phase()
+    walk(g, "t", ["D4", "D5"])
+    assert g.los("A4", "D5").value is True and g.markers("g").value == ["spotted"]
+    g2 = new_game(model, "AIW", [gun("g", "A4", markers=["spotted"]), tank("t", "D3")],
+                  {"A4": "woods", "C5": "town"})
+    walk(g2, "t", ["D4", "D5"])
+    assert g2.los("A4", "D5").value is False
+    r = g2.markers("g")
+    assert r.value == []
+    cites(model, r, "markers.removal")
+
+
+def test_pl_and_rev_firers_still_marked_as_they_fire(model):
+    """The end-of-movement counter is AIW's alone: PL and REV mark a firer in cover at once."""
+    for name in ("PL", "REV"):
+        g = new_game(model, name, [gun("g", "A4"), tank("t", "D4")], {"A4": "woods"},
+                     side="Soviet", phase="fire")
+        g.fire(["g"], "t", "none")
+        assert g.markers("g").value == ["spotted"], name
+        assert g.rules["spot.markers-end-of-movement"] is False
+
+
+def test_a_marker_from_the_set_up_says_so(model):
+    """A marker the set-up gave is no clause's doing: no reasons, and the detail says where
+    it came from; once a rule takes it off or replaces it, the detail goes."""
+    g = new_game(model, "PL+opportunity-fire",
+                 [gun("g", "A4", markers=["spotted"]), gun("g2", "A2", markers=["opportunity-fire"]),
+                  tank("t", "D4")], {"A4": "woods", "C5": "town"}, side="German", phase="movement")
+    r = g.markers("g")
+    assert r.value == ["spotted"] and r.reasons == []
+    assert r.detail == "spotted marker placed by the set-up"
+    r = g.markers("g2")
+    assert r.value == ["opportunity-fire"] and r.reasons == []
+    assert r.detail == "opportunity-fire counter placed by the set-up"
+    walk(g, "t", ["D5"])                            # behind the town: nobody sees the gun
+    r = g.markers("g")
+    assert r.value == [] and r.detail == ""
+    cites(model, r, "markers.removal")
+    assert g.markers("t").detail == ""
 
 
 # ------------------------------------------------------ PL and AIW activation
