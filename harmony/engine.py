@@ -136,6 +136,9 @@ class Game:
             self.sides.insert(0, side)
         self.move: Move | None = None
         self.last_move: Move | None = None
+        #: the move just finished, while its mover may still be taken back and attacked
+        #: (until the next move begins or the phase ends)
+        self.retrace_move: Move | None = None
         #: per phase: opportunity fire / interdiction attacks suffered, and made
         self.opfire_on: dict[str, int] = {}
         self.opfire_by: dict[str, int] = {}
@@ -436,6 +439,7 @@ class Game:
         if "opportunity-fire" in u.markers:
             raise EngineError(f"unit '{uid}' has an opportunity fire counter and may not move "
                               "in this player turn")
+        self.retrace_move = None        # the last mover may no longer be taken back
         self.move = Move(uid, mode, u.hex, overrun=overrun)
 
     def enter(self, where: str | Hex, mp: int | None = None) -> Entry:
@@ -530,12 +534,16 @@ class Game:
     def end_move(self) -> None:
         """Finish the move in progress (transient spotting of the mover ends).
 
-        The finished move stays readable as :attr:`last_move`.
+        The finished move stays readable as :attr:`last_move`. Until the next
+        :meth:`begin_move` or the end of the phase it is also
+        :attr:`retrace_move`: where the rules allow retracing, the mover may
+        still be attacked at a hex it passed (:meth:`retrace_options`).
         """
         mv, self.move = self.move, None
         if mv is not None:
             mv.moving_spotted = None
             self.last_move = mv
+            self.retrace_move = mv
             self._markers_housekeeping()
 
     # ---------------------------------------------------- opportunity fire
@@ -627,14 +635,31 @@ class Game:
         Where the rules let the firing player retrace the move (``opfire.retrace``),
         an attack may be announced at any hex the mover entered in this move: the
         attacks that were open as it entered that hex, by firers still able to fire.
-        In the hex it stands in, this is :meth:`opfire_options`.
+        In the hex it stands in, while it moves, this is :meth:`opfire_options`.
+        Once its move has ended, the mover may still be taken back (its last hex
+        included) until the next move begins or the phase ends; after that, or
+        where the rules allow no retracing, nothing is open.
         """
         t = self.unit(target)
         h = self.hex(at)
         mv = self.move
+        finished = False
+        if (mv is None or mv.unit != t.id) and self.retrace_move is not None \
+                and self.retrace_move.unit == t.id:
+            mv, finished = self.retrace_move, True
         if mv is None or mv.unit != t.id or t.eliminated:
-            return Why(self.rules).ruling([], "only a unit on the move may be attacked")
-        if h == t.hex:
+            last = self.last_move
+            if t.eliminated or last is None or last.unit != t.id:
+                return Why(self.rules).ruling([], "only a unit on the move may be attacked")
+            why = Why(self.rules)
+            if not why.p("opfire.enabled"):
+                return why.ruling([], "the rulebook has no opportunity fire")
+            if not why.p("opfire.retrace"):
+                return why.ruling([], "no retracing: an attack is announced as the mover enters "
+                                      "a hex, and its move is over")
+            return why.ruling([], f"too late to take {t.id} back: another move has begun or "
+                                  "the phase has ended since its move")
+        if not finished and h == t.hex:
             return self.opfire_options(target)
         entries = [e for e in mv.entries if e.hex == label(h)]
         if not entries:
@@ -643,6 +668,9 @@ class Game:
         if not why.p("opfire.enabled"):
             return why.ruling([], "the rulebook has no opportunity fire")
         if not why.p("opfire.retrace"):
+            if finished:
+                return why.ruling([], "no retracing: an attack is announced as the mover enters "
+                                      "a hex, and its move is over")
             return why.ruling([], "no retracing: an attack is announced as the mover enters a hex")
         if mv.stopped:
             return why.ruling([], "the mover has stopped: its move is over")
@@ -668,19 +696,29 @@ class Game:
 
         ``at`` names an earlier hex of the move, where the rules allow retracing
         (:meth:`retrace_options`): the mover is taken back there, attacked, and
-        may go on from there if unharmed.
+        may go on from there if unharmed. With no move in progress, the attack
+        is on the unit that moved last: where retracing is allowed and no other
+        move has begun since (nor the phase ended), it may be attacked at any
+        hex of that move, its last one by default; taken back to an earlier hex,
+        its move is open again from there. Otherwise the ruling says why not.
         """
         _check_result(result)
         mv = self.move
         if mv is None:
-            raise EngineError("opportunity fire needs a unit on the move")
+            mv = self.last_move
+            if mv is None:
+                raise EngineError("opportunity fire needs a unit on the move")
+        finished = mv is not self.move
         if not firers:
             raise EngineError("no firing unit named for the opportunity fire attack")
         for fid in firers:
             self.unit(fid)
         t = self.unit(mv.unit)
         back = self.hex(at) if at is not None else t.hex
-        open_ = self.retrace_options(t.id, back) if back != t.hex else self.opfire_options(t.id)
+        if back != t.hex or finished:
+            open_ = self.retrace_options(t.id, back)
+        else:
+            open_ = self.opfire_options(t.id)
         group = next((g for g in open_.value if set(firers) <= set(g["firers"])), None)
         if group is None:
             return Ruling(False, open_.reasons, open_.settings, f"not open: {open_.detail}")
@@ -694,6 +732,8 @@ class Game:
             mv.moving_spotted = mv.entries[-1].spotted
             t.hex = back
             self.log.append(f"{t.id} taken back to {label(back)}")
+            if finished:            # its move is open again, from the hex it was taken back to
+                self.move, self.retrace_move = mv, None
         after = why.p("opfire.firer-after")
         self._attack_mover(t, mv, result)
         self.opfire_on[t.id] = self.opfire_on.get(t.id, 0) + 1
@@ -777,6 +817,7 @@ class Game:
 
     # --------------------------------------------------------- the sequence
     def _reset_phase(self) -> None:
+        self.retrace_move = None
         self.opfire_on.clear()
         self.opfire_by.clear()
         self.interdicted.clear()

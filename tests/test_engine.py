@@ -893,6 +893,95 @@ def test_an_unharmed_mover_moves_on(model):
     assert g.enter("D3").hex == "D3" and not g.move.stopped
 
 
+def test_rev_retrace_after_the_move_has_ended(model):
+    """REV: until the next move begins, the firing player may still take the finished mover
+    back to a hex it passed; unharmed, it may move on from there."""
+    g = new_game(model, "REV", [gun("g", "A1", range=6), tank("t", "D1"), tank("t2", "H8")])
+    walk(g, "t", ["D2", "D3", "D4"])
+    g.end_move()
+    assert g.move is None and g.retrace_move is g.last_move
+    r = g.retrace_options("t", "D2")
+    assert r.value == [{"firers": ["g"], "drm": 1}] and r.detail == "open when it entered D2"
+    cites(model, r, "opportunity-fire.when-attacked", "opportunity-fire.rule")
+    r = g.retrace_options("t", "D4")                # its last hex: what was open there (nothing)
+    assert r.value == [] and "out of range" in r.detail
+    with pytest.raises(EngineError, match="has not entered E5"):
+        g.retrace_options("t", "E5")
+    r = g.opportunity_fire(["g"], "none", at="D2")
+    assert r.value is True and not g.unit("g").face_up
+    # taken back, its move is open again from D2 with the points spent to get there
+    assert g.where("t") == "D2" and g.move is not None and g.move.unit == "t"
+    assert g.move.spent == 1 and [e.hex for e in g.move.entries] == ["D2"]
+    assert g.enter("D3").hex == "D3"
+    g.end_move()
+    assert g.retrace_options("t", "D2").value == []  # the gun has fired
+    assert g.retrace_options("t", "D2").detail == "already attacked by opportunity fire this phase"
+
+
+def test_rev_after_the_move_the_attack_defaults_to_the_last_hex(model):
+    g = new_game(model, "REV", [gun("g", "A2", range=6), tank("t", "D1")])
+    walk(g, "t", ["D2"])
+    g.end_move()
+    r = g.opportunity_fire(["g"], "D")
+    assert r.value is True and r.detail == "made, drm 1"
+    assert g.where("t") == "D2" and g.unit("t").dispersal == "D"
+    assert g.move is None                           # not taken back: the move stays over
+    assert g.last_move.entries[-1].attacks == [{"opfire": ["g"], "result": "D"}]
+
+
+def test_rev_retrace_closes_when_the_next_move_begins(model):
+    g = new_game(model, "REV", [gun("g", "A1", range=6), tank("t", "D1"), tank("t2", "H8"),
+                                tank("down", "H1", face="down")])
+    walk(g, "t", ["D2", "D3", "D4"])
+    g.end_move()
+    with pytest.raises(EngineError, match="face down"):
+        g.begin_move("down")                        # a refused order begins no move
+    assert g.retrace_options("t", "D2").value != []
+    g.begin_move("t2")
+    r = g.retrace_options("t", "D2")
+    assert r.value == [] and r.detail.startswith("too late to take t back")
+    cites(model, r, "opportunity-fire.when-attacked", "opportunity-fire.rule")
+    with pytest.raises(EngineError, match="t2 has not entered D2"):
+        g.opportunity_fire(["g"], "X", at="D2")     # the attack would be on the new mover
+    g.end_move()
+    r = g.retrace_options("t", "D2")                # t2 moved last now; t is out of reach
+    assert r.value == [] and r.detail == "only a unit on the move may be attacked"
+    assert not g.unit("t").eliminated and g.unit("g").face_up
+
+
+def test_rev_retrace_closes_when_the_phase_ends(model):
+    g = new_game(model, "REV", [gun("g", "A1", range=6), tank("t", "D1")])
+    walk(g, "t", ["D2", "D3", "D4"])
+    g.end_phase()                                   # ends the move, the phase and the turn
+    assert (g.side, g.phase) == ("Soviet", "fire") and g.retrace_move is None
+    r = g.retrace_options("t", "D2")
+    assert r.value == [] and "too late" in r.detail
+    cites(model, r, "opportunity-fire.when-attacked")
+    r = g.opportunity_fire(["g"], "X", at="D2")
+    assert r.value is False and r.detail.startswith("not open: too late")
+    cites(model, r, "opportunity-fire.when-attacked")
+    assert not g.unit("t").eliminated and g.where("t") == "D4" and g.unit("g").face_up
+
+
+@pytest.mark.parametrize("name,clause", [("REV+tournament", "opportunity-fire.tournament"),
+                                         ("AIW", "opportunity-fire.rule"),
+                                         ("PL+opportunity-fire", "opportunity-fire.rule")])
+def test_no_attack_after_the_move_without_retracing(model, name, clause):
+    """Tournament play (and rulebooks without retracing): once the move is over, nothing is open,
+    not even in the hex the mover stopped in."""
+    g = new_game(model, name, [gun("g", "A2", range=6), tank("t", "D1", movement=4)])
+    entries = walk(g, "t", ["D2", "D3"])
+    assert entries[0].opfire.value or entries[1].opfire.value or name.startswith("PL")
+    g.end_move()
+    for at in ("D2", "D3"):
+        r = g.retrace_options("t", at)
+        assert r.value == [] and "no retracing" in r.detail and "move is over" in r.detail
+        cites(model, r, clause)
+    r = g.opportunity_fire(["g"], "X")
+    assert r.value is False and r.detail.startswith("not open: no retracing")
+    assert not g.unit("t").eliminated and g.unit("g").face_up
+
+
 def test_rev_who_may_make_opportunity_fire(model):
     """Undispersed, face up, able to fire directly."""
     units = [gun("ready", "A4"), gun("down", "A3", face="down"), gun("shaken", "A5", dispersal="D"),
