@@ -172,6 +172,17 @@ def play_movement(game: Game, data, on_entry, results=("none", "none", "none", "
                                              at=earlier):
                         made.append(("opfire", u.id))
         game.end_move()
+        # after the move and before the next one, where the rules allow it: take it back
+        done = game.retrace_move
+        if done is not None and done.unit == u.id and done.path and data.draw(st.booleans()):
+            earlier = label(data.draw(st.sampled_from(done.path)))
+            for attack in game.retrace_options(u.id, earlier).value:
+                if game.opportunity_fire(attack["firers"], data.draw(st.sampled_from(results)),
+                                         at=earlier):
+                    made.append(("opfire", u.id))
+                break                       # one attack; the move may have reopened
+            if game.move is not None:       # taken back into a reopened move: end it again
+                game.end_move()
     return made
 
 
