@@ -25,6 +25,7 @@ error (an unknown revision, a missing folder).
 """
 from __future__ import annotations
 
+
 import io
 import json
 import os
@@ -33,7 +34,7 @@ import sys
 import tarfile
 import tempfile
 import textwrap
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -258,6 +259,12 @@ def diff_models(old: Model, new: Model, rulings: bool = True) -> dict:
     }
     if rulings:
         out["rulings"], out["engine"] = ruling_diff(old, new, clauses)
+        assumed = sorted(set(new.parameters) - set(old.parameters))
+        if assumed:
+            out["assumed"] = {"side": "old", "parameters": assumed,
+                              "why": "declared only on the new side; the old side was played "
+                                     "with their new declarations (defaults), as if it had said "
+                                     "nothing of them"}
     return out
 
 
@@ -302,6 +309,12 @@ def ruling_diff(old: Model, new: Model, clauses: dict | None = None) -> tuple[li
     changed_clauses = set((clauses or {}).get("changed", {})) | set((clauses or {}).get("added", [])) \
         | set((clauses or {}).get("removed", []))
     out, problems = [], []
+    # Today's engine reads the parameters of today's registry. An older state that did not
+    # declare a parameter yet said nothing of it: it is played with the new declaration and
+    # its default (which is what "says nothing" means), so the two sides can be compared.
+    missing = {k: v for k, v in new.parameters.items() if k not in old.parameters}
+    if missing:
+        old = replace(old, parameters={**old.parameters, **missing})
     for sid in sorted(set(old.scenarios) & set(new.scenarios)):
         before, err_old = run_rulings(old, sid)
         after, err_new = run_rulings(new, sid)
@@ -411,6 +424,10 @@ def to_text(d: dict, old_label: str = "OLD", new_label: str = "NEW") -> str:
             lines.append(f"    after:  {_v(x['after'])}  because {', '.join(x['reasons_after'] or []) or '-'}")
             if x["changed_clauses"]:
                 lines.append(f"    changed clauses involved: {', '.join(x['changed_clauses'])}")
+        if d.get("assumed"):
+            a = d["assumed"]
+            lines.append(f"  ({a['side']} side played with {', '.join(a['parameters'])} at the new "
+                         "default: not declared there yet)")
         for p in d.get("engine", []):
             lines.append(f"! {p['scenario']} ({p['side']}): not run: {p['error']}")
     if is_empty(d):

@@ -307,3 +307,25 @@ def test_version_pages_read_the_previous_version_from_git(repo):
     one = pages["changes-rev-0-1.rst"]
     # the 0.1 page shows the 0.1 text, read from the commit where REV was at 0.1
     assert "mover entering a hex" in one and "that enters" not in one
+
+
+def test_an_older_state_without_a_new_parameter_is_still_played(tmp_path, capsys):
+    # The state before AIW's counters moved to the end of the movement phase: the
+    # parameter was not declared yet and AIW marked its firers as they fired.
+    old, new = copy(RULES, tmp_path / "old"), copy(RULES, tmp_path / "new")
+    params = (old / "parameters.yaml").read_text("utf-8")
+    start = params.index("  - name: spot.markers-end-of-movement")
+    end = params.index("  - name:", start + 1) if "  - name:" in params[start + 1:] else len(params)
+    (old / "parameters.yaml").write_text(params[:start] + params[end:], "utf-8")
+    edit(old, "spotting.yaml", "spot.markers-end-of-movement: true", "spot.firer-in-los: true")
+    assert not model(old).parameters.get("spot.markers-end-of-movement")
+    d = diff_models(model(old), model(new))
+    assert d["engine"] == []                       # both sides ran
+    assert d["assumed"]["parameters"] == ["spot.markers-end-of-movement"]
+    rows = {(r["scenario"], r["step"], r["ruleset"]): r for r in d["rulings"]}
+    r = rows[("rev-figure-2", 0, "AIW")]
+    assert (r["before"], r["after"]) == (["spotted"], []) and r["reasons_before"] == ["spotting.recording"]
+    assert all(x["ruleset"] == "AIW" for x in d["rulings"])
+    assert main(["diff", str(old), str(new)]) == 0
+    out = capsys.readouterr().out
+    assert "not run" not in out and "spot.markers-end-of-movement at the new default" in out
