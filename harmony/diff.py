@@ -370,6 +370,21 @@ def is_empty(d: dict) -> bool:
                        for k in ("parameters", "sources", "scenarios")))
 
 
+def _line_diff(a: str, b: str) -> list[str]:
+    """The changed lines of a multi-line text, ``-``/``+`` with a line of context.
+
+    >>> _line_diff(">>> f(1)\\n1\\n", ">>> f(1)\\n2\\n")
+    ['  >>> f(1)', '- 1', '+ 2']
+    """
+    import difflib
+    out = []
+    for line in difflib.unified_diff(a.splitlines(), b.splitlines(), lineterm="", n=1):
+        if line.startswith(("---", "+++")):
+            continue
+        out.append("..." if line.startswith("@@") else f"{line[0]} {line[1:]}".rstrip())
+    return out[1:] if out and out[0] == "..." else out
+
+
 def to_text(d: dict, old_label: str = "OLD", new_label: str = "NEW") -> str:
     """The diff for a terminal: one line per change, word diffs as ``[-old-]{+new+}``."""
     lines = [f"harmony diff {old_label} -> {new_label}"]
@@ -383,8 +398,14 @@ def to_text(d: dict, old_label: str = "OLD", new_label: str = "NEW") -> str:
     for cid, ch in c["changed"].items():
         lines.append(f"~ {cid}")
         for f in ("topic", "aspect", "title", "examples", "scenarios", "qa"):
-            if f in ch:
-                lines.append(f"    {f}: {_v(ch[f]['old'])} -> {_v(ch[f]['new'])}")
+            if f not in ch:
+                continue
+            a, b = ch[f]["old"], ch[f]["new"]
+            if f == "examples" and isinstance(a, str) and isinstance(b, str):
+                lines.append(f"    {f}:")           # a doctest reads best as a line diff
+                lines += ["      " + x for x in _line_diff(a, b)]
+            else:
+                lines.append(f"    {f}: {_v(a)} -> {_v(b)}")
         for key, cell in ch.get("cells", {}).items():
             if "presence" in cell:
                 lines.append(f"    {key}: cell {cell['presence']}")
