@@ -190,11 +190,13 @@ def test_optional_pages_are_there_when_their_modules_are(site):
 
 
 def test_the_site_offers_the_rule_cards_as_a_pdf(site, model):
-    from harmony.cards import collect
+    from harmony.cards import collect, rules_with_cards
     pdf = site.out / "print" / "harmony-cards.pdf"
     assert 'href="print/harmony-cards.pdf"' in (site.out / "cards.html").read_text("utf-8")
     reader = PdfReader(str(pdf))
-    cards = collect(model)
+    sets = rules_with_cards(model)
+    assert {"PL", "REV"} <= set(sets)                       # every ruleset with cards, not one
+    cards = collect(model, sets)
     assert cards and len(reader.pages) == -(-len(cards) // 9)      # nine to an A4 sheet
     text = " ".join(page.extract_text() for page in reader.pages)
     assert all(card.title.split()[0] in text for card in cards)

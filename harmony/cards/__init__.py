@@ -14,13 +14,13 @@ from pathlib import Path
 
 from ..model import Model
 from . import fit as _fit  # noqa: F401  (registers the card-overflow check)
-from .collect import CardView, collect
+from .collect import CardView, collect, rules_with_cards
 from .fit import Fit, fit
 from .layout import MIN_MARGIN
 from .render import imposed_html, imposition, write_pdf
 
 __all__ = ["CardView", "CardOverflow", "collect", "fit", "pdf_html", "render_html", "render_pdf",
-           "write_pdf"]
+           "rules_with_cards", "write_pdf"]
 
 
 class CardOverflow(Exception):

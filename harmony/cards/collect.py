@@ -153,6 +153,14 @@ def default_rules(model: Model) -> list[str]:
     return [k for k, s in model.sources.items() if s.kind == "revision"]
 
 
+def rules_with_cards(model: Model) -> list[str]:
+    """Every ruleset that has at least one card, in the order of the sources (the site prints
+    them all)."""
+    return [k for k in model.sources
+            if any(c.cells.get(k) is not None and c.cells[k].card is not None
+                   for c in model.clauses.values())]
+
+
 def collect(model: Model, rules: list[str] | None = None, site_url: str | None = None) -> list[CardView]:
     """The cards of ``rules`` (default: the revisions), a set per ruleset in the order asked,
     each set in topic order, then the topic's aspect order.

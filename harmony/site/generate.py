@@ -211,13 +211,16 @@ def extra_pages(model: Model) -> dict[str, dict]:
     out = {}
     cards = optional_module("harmony.cards")
     if cards is not None and hasattr(cards, "render_html"):
+        sets = cards.rules_with_cards(model) if hasattr(cards, "rules_with_cards") else None
+        names = ", ".join(model.sources[k].title for k in sets) if sets else ""
         out["cards"] = {"title": "Printable rule cards", "file": "print/cards.html",
-                        "html": cards.render_html(model),
+                        "html": cards.render_html(model, sets),
                         "intro": "The rules as short cards, one per cell that has a card, laid "
-                                 "out for printing and cutting."}
+                                 "out for printing and cutting"
+                                 + (f": a set for each of {names}." if names else ".")}
         if hasattr(cards, "pdf_html"):
             try:
-                html, printed = cards.pdf_html(model)
+                html, printed = cards.pdf_html(model, sets)
             except cards.CardOverflow:   # harmony check has reported it; no PDF then
                 printed = []
             if printed:
