@@ -2,7 +2,8 @@
 
 A *state* is plain data: the scenario's ``map`` (columns, rows, terrain,
 hexes, hexsides, labels), the ``units`` where they stand (id, name, side,
-kind, at, markers), the ``path`` a unit moved, the lines of sight ``los``
+kind, at, markers, and the hexes of an indirect-fire unit's ``registration``
+markers), the ``path`` a unit moved, the lines of sight ``los``
 checked (pairs of hexes) and a ``title`` and ``desc`` for readers. The
 drawing uses :mod:`harmony.hexgrid`'s flat-topped board geometry, escapes
 every text it prints and formats every number the same way, so the same state
@@ -112,6 +113,20 @@ def draw(state: dict, id_prefix: str = "hm") -> str:
         out.append(f'<text x="{n(cx - SIZE * 0.55)}" y="{n(cy + 5)}" font-size="15" '
                    f'font-weight="bold" fill="#000" text-anchor="middle">{escape(str(letter))}</text>')
     out.append("</g>")
+    # Registration markers: a diamond at the lower right of the hex, numbered after the
+    # registering unit's place in the list (its name in the tooltip), under any unit there.
+    registering = [u for u in state.get("units") or [] if u.get("registration")]
+    for k, u in enumerate(registering, start=1):
+        name = u.get("name") or u.get("id", "")
+        for lab in sorted(u["registration"]):
+            cx, cy = _xy(lab, origin)
+            x, y = cx + SIZE * 0.4, cy + SIZE * 0.4
+            r = SIZE * 0.2
+            tag = f"R{k}" if len(registering) > 1 else "R"
+            out.append(f'<g class="hm-registration" data-hex="{lab}"><title>registration marker '
+                       f'of {escape(name)}</title><polygon points="{_points([(x, y - r), (x + r, y), (x, y + r), (x - r, y)])}" '
+                       f'fill="#8e44ad" stroke="#4a235a"/><text x="{n(x)}" y="{n(y + 2.3)}" '
+                       f'font-size="6" text-anchor="middle" fill="#fff">{tag}</text></g>')
     for i, (a, b) in enumerate(state.get("los") or []):
         (x1, y1), (x2, y2) = _xy(a, origin), _xy(b, origin)
         out.append(f'<line class="hm-los" x1="{n(x1)}" y1="{n(y1)}" x2="{n(x2)}" y2="{n(y2)}" '

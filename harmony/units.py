@@ -121,4 +121,5 @@ class Unit:
         return {"id": self.id, "name": self.name, "side": self.side, "kind": self.kind,
                 "class": self.weapon, "at": "eliminated" if self.eliminated else label(self.hex),
                 "face": "up" if self.face_up else "down", "dispersal": self.dispersal,
-                "markers": sorted(self.markers), "loaded-in": self.loaded_in}
+                "markers": sorted(self.markers), "loaded-in": self.loaded_in,
+                "registration": [label(h) for h in self.registration]}

@@ -90,3 +90,21 @@ def test_the_shipped_scenarios_draw_a_figure_per_step():
         for step, state in zip(moves, st[1:]):
             if step.get("move"):
                 assert state["path"][-1] == step["move"]["path"][-1]
+
+
+def test_registration_markers_are_drawn_in_their_hexes():
+    state = dict(STATE, units=STATE["units"] + [
+        {"id": "h", "name": "Howitzers", "side": "Soviet", "kind": "gun", "at": "A3",
+         "registration": ["B2", "D1"]}])
+    root = parse(svg.draw(state, id_prefix="t9"))
+    marks = root.findall(".//s:g[@class='hm-registration']", NS)
+    assert sorted(m.get("data-hex") for m in marks) == ["B2", "D1"]
+    assert all(m.find("s:title", NS).text == "registration marker of Howitzers" for m in marks)
+    origin = board_origin(svg.SIZE)
+    for m in marks:                      # each diamond lies inside its own hex
+        cx, cy = hex_to_pixel(parse_label(m.get("data-hex")), svg.SIZE, origin)
+        xs = [float(p.split(",")[0]) for p in m.find("s:polygon", NS).get("points").split()]
+        ys = [float(p.split(",")[1]) for p in m.find("s:polygon", NS).get("points").split()]
+        assert all(abs(y - cy) < 0.866 * svg.SIZE and abs(x - cx) + abs(y - cy) * 0.577 < 0.9 * svg.SIZE
+                   for x, y in zip(xs, ys))   # inside the flat-topped hex, clear of its edge
+    assert {m.find("s:text", NS).text for m in marks} == {"R"}   # one registering unit: no number
