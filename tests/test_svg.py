@@ -108,3 +108,13 @@ def test_registration_markers_are_drawn_in_their_hexes():
         assert all(abs(y - cy) < 0.866 * svg.SIZE and abs(x - cx) + abs(y - cy) * 0.577 < 0.9 * svg.SIZE
                    for x, y in zip(xs, ys))   # inside the flat-topped hex, clear of its edge
     assert {m.find("s:text", NS).text for m in marks} == {"R"}   # one registering unit: no number
+
+
+def test_the_diagram_legend_names_every_abbreviation_drawn():
+    legend = (ROOT / "templates" / "site" / "example.rst.j2").read_text("utf-8")
+    legend = " ".join(legend.split("Reading the diagrams", 1)[1].split("\n\n", 1)[0].split())
+    for kind, short in svg.KIND_SHORT.items():
+        if kind != "other":
+            assert f"{short} {kind.replace('halftrack', 'half-track')}" in legend
+    for marker, short in svg.MARKER_SHORT.items():
+        assert f"{short} {marker.replace('-', ' ')}" in legend
