@@ -13,51 +13,13 @@ import argparse
 import os
 import sys
 import traceback
-from pathlib import Path
 
-from . import __version__
+from typing import Callable, NamedTuple
 
-#: subcommand name -> (help, add_arguments, run)
-COMMANDS: dict[str, tuple] = {}
-
-
-def command(name: str, help: str):
-    def register(add_arguments):
-        def wrap(run):
-            COMMANDS[name] = (help, add_arguments, run)
-            return run
-        return wrap
-    return register
-
-
-def default_rules_data() -> Path:
-    """The shipped rules_data: beside the package in a checkout, else ./rules_data."""
-    here = Path(__file__).resolve().parent.parent / "rules_data"
-    return here if here.is_dir() else Path("rules_data")
-
-
-def rules_path(value: str | None) -> Path:
-    path = Path(value) if value else default_rules_data()
-    if not path.exists():
-        raise UsageError(f"no such file or folder: {path}")
-    if not (path.is_file() or path.is_dir()):
-        raise UsageError(f"{path} is neither a file nor a folder")
-    return path
-
-
-def yaml_path(value: str | None) -> Path:
-    """:func:`rules_path`, refusing a folder without a single YAML file (a wrong path,
-    most likely, that would otherwise pass every check)."""
-    from .loader import yaml_files
-    path = rules_path(value)
-    if path.is_dir() and not yaml_files(path):
-        raise UsageError(f"no YAML files (.yaml, .yml) in {path}: is this the rules_data folder?")
-    return path
-
-
-class UsageError(Exception):
-    pass
-
+from . import __version__, diff
+from .cards import command as cards_command
+from .site import command as site_command
+from .usage import UsageError, yaml_path
 
 def _path_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", help="a rules_data folder or one YAML file "
@@ -65,13 +27,12 @@ def _path_arg(p: argparse.ArgumentParser) -> None:
 
 
 # ------------------------------------------------------------------ check
-def _check_args(p):
+def check_args(p):
     _path_arg(p)
     p.add_argument("--format", choices=("text", "json"), default="text",
                    help="text (path:line:col: severity: message [code]) or json")
 
 
-@command("check", "report every problem in rules_data")(_check_args)
 def run_check(args) -> int:
     from .check import check_path
     _, report = check_path(yaml_path(args.path))
@@ -85,13 +46,12 @@ def run_check(args) -> int:
 
 
 # ------------------------------------------------------------------ fmt
-def _fmt_args(p):
+def fmt_args(p):
     _path_arg(p)
     p.add_argument("--check", action="store_true",
                    help="change nothing; exit 1 if a file is not formatted")
 
 
-@command("fmt", "normalize key order and layout of rules_data files")(_fmt_args)
 def run_fmt(args) -> int:
     from .fmt import fmt_path
     res = fmt_path(str(yaml_path(args.path)), check=args.check)
@@ -109,16 +69,40 @@ def run_fmt(args) -> int:
     return 0
 
 
+class Command(NamedTuple):
+    """One subcommand: its name, one line of help, its arguments and what runs it."""
+
+    name: str
+    help: str
+    add_arguments: Callable[[argparse.ArgumentParser], None]
+    run: Callable[[argparse.Namespace], int]
+
+
+#: Every subcommand, in the order ``harmony --help`` lists them.
+COMMANDS: tuple[Command, ...] = (
+    Command("check", "report every problem in rules_data", check_args, run_check),
+    Command("fmt", "normalize key order and layout of rules_data files", fmt_args, run_fmt),
+    Command("build", "build the static site (Sphinx) from rules_data",
+            site_command.build_args, site_command.run_build),
+    Command("serve", "build the site and serve it on 127.0.0.1, rebuilding on change",
+            site_command.serve_args, site_command.run_serve),
+    Command("cards", "print rule cards (PDF) of the rulesets' short rules",
+            cards_command.cards_args, cards_command.run_cards),
+    Command("diff", "what changed in rules_data between two revisions: text, parameters, rulings",
+            diff.diff_args, diff.run_diff),
+)
+BY_NAME = {c.name: c for c in COMMANDS}
+
+
 def parser() -> argparse.ArgumentParser:
-    import harmony.commands  # noqa: F401  (registers the commands of other modules)
     p = argparse.ArgumentParser(prog="harmony", description="The rulebooks of the PanzerBlitz "
                                 "family as structured clauses: check, format, build, print.")
     p.add_argument("--version", action="version", version=f"harmony {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     p.subcommands = {}
-    for name, (help, add_arguments, _run) in COMMANDS.items():
-        sp = p.subcommands[name] = sub.add_parser(name, help=help, description=help)
-        add_arguments(sp)
+    for cmd in COMMANDS:
+        sp = p.subcommands[cmd.name] = sub.add_parser(cmd.name, help=cmd.help, description=cmd.help)
+        cmd.add_arguments(sp)
     return p
 
 
@@ -136,7 +120,7 @@ def main(argv: list[str] | None = None) -> int:
         p.print_help(sys.stderr)
         return 2
     try:
-        return COMMANDS[args.command][2](args)
+        return BY_NAME[args.command].run(args)
     except UsageError as e:
         print(f"harmony {args.command}: error: {e}", file=sys.stderr)
         return 2

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .cli import UsageError, command
+from .usage import UsageError
 from .diagnostics import Report
 from .markup import plain_text, render_value
 from .model import Cell, Clause, Model, Source
@@ -735,7 +735,7 @@ def version_pages(model: Model) -> dict[str, str]:
 
 # ------------------------------------------------------------- command
 
-def _diff_args(p):
+def diff_args(p):
     p.add_argument("old", help="a git revision (HEAD~3, a tag, a commit) or a rules_data folder")
     p.add_argument("new", help="a git revision or a rules_data folder")
     p.add_argument("--format", choices=("text", "json", "rst"), default="text",
@@ -746,7 +746,6 @@ def _diff_args(p):
                    help="skip the behavioural diff (running the scenarios)")
 
 
-@command("diff", "what changed in rules_data between two revisions: text, parameters, rulings")(_diff_args)
 def run_diff(args) -> int:
     old = open_side(args.old, args.rules_dir)
     try:

@@ -130,7 +130,7 @@ def test_no_traceback_end_to_end(e2e):
 
 def commands() -> list[str]:
     cli.parser()  # imports the modules that register commands
-    return sorted(cli.COMMANDS)
+    return sorted(cli.BY_NAME)
 
 
 # ---------------------------------------------------------------------- help
@@ -143,7 +143,7 @@ def test_help_lists_every_command_end_to_end(e2e):
     assert r["rc"] == 0 and r["err"] == ""
     assert r["out"].startswith("usage: harmony")
     for name in commands():
-        help_text = cli.COMMANDS[name][0]
+        help_text = cli.BY_NAME[name].help
         assert re.search(rf"^\s+{name}\s+{re.escape(help_text.split()[0])}", r["out"], re.M), name
 
 
@@ -152,7 +152,7 @@ def test_each_command_has_help_that_describes_it(capsys, name):
     rc, out, err = call(capsys, name, "--help")
     assert rc == 0 and err == ""
     assert out.startswith(f"usage: harmony {name}")
-    described = " ".join(cli.COMMANDS[name][0].split())
+    described = " ".join(cli.BY_NAME[name].help.split())
     assert described in " ".join(out.split())
     assert "-h, --help" in out
 

@@ -4,13 +4,13 @@ from __future__ import annotations
 import sys
 import time
 
-from ..cli import UsageError, command, rules_path
+from ..usage import UsageError, rules_path
 from .layout import CARD_SIZES, MIN_MARGIN, PAPERS
 
 DEFAULT_OUT = "build/cards.pdf"
 
 
-def _args(p) -> None:
+def cards_args(p) -> None:
     p.add_argument("path", nargs="?", help="a rules_data folder or one YAML file "
                    "(default: the shipped rules_data)")
     p.add_argument("--rules", nargs="+", metavar="KEY",
@@ -34,7 +34,6 @@ def _args(p) -> None:
                    help=f"the PDF to write (default {DEFAULT_OUT})")
 
 
-@command("cards", "print rule cards (PDF) of the rulesets' short rules")(_args)
 def run_cards(args) -> int:
     from ..loader import load
     from . import CardOverflow, render_pdf

@@ -4,19 +4,19 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from ..cli import UsageError, command, rules_path
+from ..usage import UsageError, rules_path
 
 DEFAULT_OUT = Path("build") / "site"
 
 
-def _build_args(p):
+def build_args(p):
     p.add_argument("path", nargs="?", help="a rules_data folder (default: the shipped rules_data)")
     p.add_argument("--out", default=str(DEFAULT_OUT),
                    help="output folder (default: build/site under the current folder)")
 
 
-def _serve_args(p):
-    _build_args(p)
+def serve_args(p):
+    build_args(p)
     p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; "
                    "0 picks a free one)")
 
@@ -28,7 +28,6 @@ def _folder(value: str | None) -> Path:
     return path
 
 
-@command("build", "build the static site (Sphinx) from rules_data")(_build_args)
 def run_build(args) -> int:
     from .build import BuildError, build_site
     rules = _folder(args.path)
@@ -51,7 +50,6 @@ def run_build(args) -> int:
     return 0
 
 
-@command("serve", "build the site and serve it on 127.0.0.1, rebuilding on change")(_serve_args)
 def run_serve(args) -> int:
     from .serve import serve
     if not 0 <= args.port <= 65535:

@@ -10,7 +10,7 @@ import tempfile
 import threading
 from pathlib import Path
 
-from ..cli import default_rules_data
+from ..usage import default_rules_data
 from .build import BuildResult, build_site
 
 
