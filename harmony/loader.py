@@ -32,6 +32,8 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml import events as ev
 from ruamel.yaml.composer import Composer
+from ruamel.yaml.constructor import SafeConstructor as TimeStampConstructor
+from ruamel.yaml.nodes import MappingNode, ScalarNode
 
 from .diagnostics import Pos, Report, display_path
 
@@ -166,6 +168,10 @@ class _GuardedComposer(Composer):
             raise _Refused(m, f"YAML tags are not allowed in rules_data ({shown}): remove "
                            "the tag; write plain values only", "yaml-tag")
         if isinstance(event, (ev.MappingStartEvent, ev.SequenceStartEvent)):
+            if index is None and isinstance(parent, MappingNode):
+                what = "mapping" if isinstance(event, ev.MappingStartEvent) else "list"
+                raise _Refused(m, f"a {what} used as a key: keys in rules_data are plain names; "
+                               "write the key as a word", "yaml-complex-key")
             self._nesting += 1
             if self._nesting > MAX_DEPTH:
                 raise _Refused(m, f"YAML nested more than {MAX_DEPTH} levels deep: rules_data "
@@ -174,7 +180,38 @@ class _GuardedComposer(Composer):
                 return super().compose_node(parent, index)
             finally:
                 self._nesting -= 1
+        if isinstance(event, ev.ScalarEvent) and event.style is None:
+            tag = self.resolver.resolve(ScalarNode, event.value, event.implicit)
+            _refuse_odd_scalar(str(getattr(tag, "value", None) or tag), event.value, m)
         return super().compose_node(parent, index)
+
+
+#: More digits than any number in rules_data could need (Python refuses 4,301 and more).
+MAX_DIGITS = 100
+
+
+def _refuse_odd_scalar(tag: str, value: str, mark) -> None:
+    """Refuse a plain scalar that YAML would read as a number too long to be data, or as
+    a date that does not exist (both would otherwise fail later, with no position).
+
+    >>> _refuse_odd_scalar("tag:yaml.org,2002:int", "12", None)
+    >>> _refuse_odd_scalar("tag:yaml.org,2002:timestamp", "2002-02-30", None)
+    Traceback (most recent call last):
+    ...
+    harmony.loader._Refused: '2002-02-30' reads as a date, but there is no such day (day is out of range for month): correct it, or quote it if it is text
+    """
+    kind = tag.rsplit(":", 1)[-1]
+    if kind in ("int", "float"):
+        digits = len(re.sub(r"^[-+]?0[xXoObB]|[^0-9a-fA-F]", "", value))
+        if digits > MAX_DIGITS:
+            raise _Refused(mark, f"a number of {digits} digits: no value in rules_data needs "
+                           f"more than {MAX_DIGITS}; quote it if it is text", "yaml-number")
+    elif kind == "timestamp":
+        try:
+            TimeStampConstructor().construct_yaml_timestamp(ScalarNode(tag, value))
+        except (ValueError, OverflowError) as e:
+            raise _Refused(mark, f"'{value}' reads as a date, but there is no such day ({e}): "
+                           "correct it, or quote it if it is text", "yaml-date") from None
 
 
 def read_text(path: str, text: str) -> Document:
