@@ -223,6 +223,74 @@ def _add_lead(node: CommentedMap, trail: tuple, text: str) -> None:
         entry[3] = holder.ca.comment[1]
 
 
+def _flow_comments(text: str) -> list[tuple[int, int, str]]:
+    """Every comment written inside a flow list or mapping: (line, column, text), 0-based.
+
+    >>> _flow_comments("a: [x,  # why\\n   y]  # after\\n")
+    [(0, 8, '# why')]
+    """
+    comments, spans, stack = [], [], []
+    for tok in new_yaml().scan(text):
+        name = type(tok).__name__
+        where = (tok.start_mark.line, tok.start_mark.column)
+        for part in getattr(tok, "_comment", None) or ():
+            for c in (part if isinstance(part, list) else [part]):
+                if isinstance(c, CommentToken):
+                    comments.append((c.start_mark.line, c.start_mark.column, c.value.strip()))
+        if name in ("FlowSequenceStartToken", "FlowMappingStartToken"):
+            stack.append(where)
+        elif name in ("FlowSequenceEndToken", "FlowMappingEndToken") and stack:
+            spans.append((stack.pop(), where))
+    return sorted({c for c in comments if any(a < c[:2] < b for a, b in spans)})
+
+
+def keep_flow_comments(tree, text: str) -> None:
+    """Keep the comments written inside flow collections, which ruamel would drop.
+
+    Each becomes an end-of-line comment of the item written before it, and its
+    collection (with any flow collection around it) is written in block style:
+
+    >>> import sys
+    >>> text = "aliases: [a,  # why\\n  b]\\n"
+    >>> tree = new_yaml().load(text)
+    >>> keep_flow_comments(tree, text)
+    >>> new_yaml().dump(tree, sys.stdout)
+    aliases:
+      - a  # why
+      - b
+    """
+    comments = _flow_comments(text)
+    if not comments:
+        return
+    items: list[tuple[tuple[int, int], object, object, list]] = []  # (pos, node, key, ancestors)
+
+    def walk(node, ancestors: list) -> None:
+        if not isinstance(node, (CommentedMap, CommentedSeq)):
+            return
+        flow = node.fa.flow_style()
+        inner = ancestors + [node] if flow else []
+        keys = list(node.keys()) if isinstance(node, CommentedMap) else range(len(node))
+        for k in keys:
+            where = node.lc.data.get(k) if isinstance(node, CommentedMap) else \
+                (node.lc.data[k] if k < len(node.lc.data) else None)
+            if flow and where:
+                items.append(((where[-2], where[-1]), node, k, inner))
+            walk(node[k], inner)
+
+    walk(tree, [])
+    items.sort(key=lambda t: t[0])
+    for node in {id(t[1]): t[1] for t in items}.values():
+        node.ca.items.clear()  # ruamel's own (dropped on output) placement of these comments
+    for line, col, comment in comments:
+        before = [t for t in items if t[0] < (line, col)]
+        if not before:
+            continue
+        _, node, key, ancestors = before[-1]
+        for n in ancestors:
+            n.fa.set_block_style()
+        node.yaml_add_eol_comment(comment, key)
+
+
 class FormatError(Exception):
     """Formatting would change the data (never written)."""
 
@@ -236,6 +304,7 @@ def formatted(doc: Document) -> str:
     """
     before = plain(doc.tree)
     order_keys(doc.tree, schema())
+    keep_flow_comments(doc.tree, doc.text)
     out = io.StringIO()
     new_yaml().dump(doc.tree, out)
     text = "\n".join(line.rstrip(" ") for line in out.getvalue().split("\n"))

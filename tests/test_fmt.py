@@ -509,3 +509,19 @@ def test_a_literal_block_at_the_very_end_keeps_its_missing_newline(tmp_path, cap
     assert run(capsys, folder)[0] == 0
     data = new_yaml().load((folder / "spotting.yaml").read_text(encoding="utf-8"))
     assert data["clauses"][0]["examples"] == ">>> 1 + 1\n2"
+
+
+@pytest.mark.parametrize("text, comments", [
+    ("aliases: [a,  # the first\n  b]\n", ["# the first"]),
+    ("aliases: [a, b,  # two\n  c]  # after the list\n", ["# two", "# after the list"]),
+    ("m: {x: 1,  # about x\n  y: [2,  # inner\n  3]}\n", ["# about x", "# inner"]),
+])
+def test_comments_inside_flow_collections_are_kept(text, comments):
+    """ruamel drops a comment written inside [...] or {...}; fmt keeps each one, with the
+    same data, and a second format changes nothing."""
+    doc = read_text("t.yaml", text)
+    out = formatted(doc)
+    for c in comments:
+        assert out.count(c) == 1, out
+    assert plain(new_yaml().load(out)) == plain(new_yaml().load(text))
+    assert formatted(read_text("t.yaml", out)) == out
