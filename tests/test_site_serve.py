@@ -9,6 +9,8 @@ import subprocess
 import sys
 import time
 import urllib.request
+
+import pytest
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -63,3 +65,76 @@ def test_serve_rebuilds_when_a_rules_file_changes(tmp_path):
             proc.wait()
         errors.close()
     assert proc.returncode == 0
+
+
+def test_serve_shows_a_failed_rebuild_on_every_page_holds_a_burst_and_lists_no_folder(tmp_path):
+    import json
+    import urllib.error
+    from concurrent.futures import ThreadPoolExecutor
+
+    rules = tmp_path / "rules_data"
+    shutil.copytree(ROOT / "rules_data", rules)
+    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    errors = open(tmp_path / "serve.err", "w+", encoding="utf-8")
+    proc = subprocess.Popen([sys.executable, "-m", "harmony", "serve", str(rules), "--port", "0",
+                             "--out", str(tmp_path / "out")], stdout=subprocess.PIPE,
+                            stderr=errors, text=True, cwd=tmp_path, env=env)
+    try:
+        url = None
+        deadline = time.monotonic() + 120
+        while url is None and time.monotonic() < deadline:
+            line = proc.stdout.readline()
+            if not line and proc.poll() is not None:
+                break
+            m = re.search(r"serving (http://127\.0\.0\.1:\d+/)", line)
+            if m:
+                url = m.group(1)
+        assert url, "harmony serve did not start"
+        page = url + "topics/spotting.html"
+        assert "harmony-serve-error" not in fetch(page)
+        first = json.loads(fetch(url + ".harmony-serve/status"))
+        assert first["problems"] == []
+
+        # a burst of 200 requests at once: every one answered within fetch's own timeout
+        with ThreadPoolExecutor(max_workers=200) as pool:
+            bodies = list(pool.map(lambda _i: fetch(url + "index.html"), range(200)))
+        assert all("The PanzerBlitz rules harmony" in b for b in bodies)
+
+        # no folder listing, and nothing of the cache
+        for path in ("_static/", "_sources/", ".harmony-cache/", ".site.harmony-cache/"):
+            with pytest.raises(urllib.error.HTTPError) as e:
+                fetch(url + path)
+            assert e.value.code == 404
+        assert "The PanzerBlitz rules harmony" in fetch(url + "../")   # never above the site
+
+        # break a file: the banner names it, with line and column, on every page
+        topics = rules / "topics.yaml"
+        good = topics.read_text("utf-8")
+        topics.write_text(good.replace("title: Spotting\n", "title: [Spotting\n", 1), encoding="utf-8")
+        deadline = time.monotonic() + 120
+        status = first
+        while time.monotonic() < deadline and not status["problems"]:
+            time.sleep(0.5)
+            status = json.loads(fetch(url + ".harmony-serve/status"))
+        assert status["problems"], "the failed rebuild never showed"
+        assert re.search(r"topics\.yaml:\d+:\d+: error: ", status["problems"][0])
+        for p in (page, url, url + "glossary.html"):
+            shown = fetch(p)
+            assert 'id="harmony-serve-error"' in shown and "topics.yaml:" in shown
+
+        # fix it: the banner goes
+        topics.write_text(good, encoding="utf-8")
+        deadline = time.monotonic() + 120
+        while time.monotonic() < deadline and status["problems"]:
+            time.sleep(0.5)
+            status = json.loads(fetch(url + ".harmony-serve/status"))
+        assert not status["problems"]
+        assert "harmony-serve-error" not in fetch(page)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            proc.kill()
+            proc.wait()
+        errors.close()

@@ -1,16 +1,37 @@
 """Build the static site: check the rules, stage the pages, run Sphinx in-process.
 
-The output folder holds the HTML; ``.harmony-cache/`` inside it keeps the
-staged sources (``src/``) and Sphinx's environment and doctrees
-(``doctrees/``) between builds, so a rebuild re-reads and re-writes only the
-pages whose generated source changed.
+The output folder holds the HTML and nothing else, so it can be published as
+it is. The cache lives beside it, never inside (``build/.site.harmony-cache``
+for ``build/site``): the staged sources (``src/``), Sphinx's environment and
+doctrees (``doctrees/``) and Sphinx's own output (``html/``), so a rebuild
+re-reads and re-writes only the pages whose generated source changed.
+
+A build never leaves the output torn or stale:
+
+* a lock in the cache folder lets one build at a time write an output folder
+  (a second one says it waits, then waits);
+* Sphinx writes into the cache; the finished site is copied to a staging
+  folder beside the output and swapped in whole, so a build killed at any
+  moment leaves the previous site as it was;
+* a build that was killed leaves a mark in the cache, and the next one starts
+  Sphinx afresh instead of trusting what it left;
+* a staged source whose bytes differ from those of the last finished build is
+  given a new time, so Sphinx re-reads by content, not by file time.
 """
 from __future__ import annotations
 
+import ctypes
+import ctypes.util
+import errno
+import fcntl
 import hashlib
 import io
+import json
 import os
+import shutil
+import sys
 import time
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -19,6 +40,17 @@ from ..diagnostics import Report
 from . import generate
 
 CACHE = ".harmony-cache"
+#: in the cache: present while Sphinx writes, so a killed build is noticed
+UNFINISHED = "unfinished"
+
+
+def cache_dir(out: Path) -> Path:
+    """Where the build cache of ``out`` lives: beside it, never inside.
+
+    >>> cache_dir(Path("/tmp/build/site")).as_posix()
+    '/tmp/build/.site.harmony-cache'
+    """
+    return out.parent / f".{out.name}{CACHE}"
 
 
 class BuildError(Exception):
@@ -103,29 +135,129 @@ def sphinx_warnings(text: str, staged: Path, site_dir: Path) -> list[str]:
     return out
 
 
-def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
-               site_dir: Path = generate.SITE) -> BuildResult:
-    """Build the site of ``rules`` into ``out``; raises :class:`BuildError` on rule errors."""
-    from sphinx.application import Sphinx
-    from sphinx.util.console import nocolor
-    from sphinx.util.docutils import docutils_namespace, patch_docutils
+@contextmanager
+def locked(cache: Path, out: Path, status=None):
+    """Hold the lock of ``out`` (a file in its cache) while the block runs; a second
+    build of the same folder waits for the first, and says so."""
+    cache.mkdir(parents=True, exist_ok=True)
+    with open(cache / "lock", "a+b") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            print(f"harmony: another build is writing {out}; waiting for it to finish",
+                  file=status or sys.stderr, flush=True)
+            fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
 
+
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one atomic step (Linux renameat2); False where not supported."""
+    libc_name = ctypes.util.find_library("c")
+    if not libc_name:
+        return False
+    libc = ctypes.CDLL(libc_name, use_errno=True)
+    fn = getattr(libc, "renameat2", None)
+    if fn is None:
+        return False
+    at_fdcwd, rename_exchange = -100, 2
+    if fn(at_fdcwd, os.fsencode(a), at_fdcwd, os.fsencode(b), rename_exchange) == 0:
+        return True
+    if ctypes.get_errno() in (errno.EINVAL, errno.ENOSYS, errno.EPERM):
+        return False
+    raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()), str(a))
+
+
+def publish(html: Path, out: Path) -> None:
+    """Put a copy of ``html`` at ``out`` whole: copied to a staging folder beside ``out``,
+    then swapped in, so a reader (or a build killed half-way) never sees a mix."""
+    staging = out.parent / f".{out.name}.staging-{os.getpid()}"
+    old = out.parent / f".{out.name}.old-{os.getpid()}"
+    for leftover in (staging, old):
+        shutil.rmtree(leftover, ignore_errors=True)
+    shutil.copytree(html, staging)
+    if out.is_dir() and not out.is_symlink() and _exchange(staging, out):
+        shutil.rmtree(staging, ignore_errors=True)   # now the old site
+        return
+    if out.exists():
+        os.rename(out, old)
+    os.rename(staging, out)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def recover(out: Path) -> None:
+    """Undo a swap cut off between its two renames: the old site comes back."""
+    if not out.exists():
+        olds = sorted(out.parent.glob(f".{out.name}.old-*"))
+        if olds:
+            os.rename(olds[-1], out)
+
+
+def _touch_changed(src: Path, manifest: Path) -> None:
+    """Give every staged source whose bytes differ from the last finished build a new
+    time, so Sphinx's time-based check sees every change of content."""
+    try:
+        last = json.loads(manifest.read_text("utf-8"))
+    except (OSError, ValueError):
+        last = {}
+    now = time.time()
+    for path in sorted(src.rglob("*")):
+        if path.is_file():
+            rel = path.relative_to(src).as_posix()
+            if last.get(rel) != hashlib.sha256(path.read_bytes()).hexdigest():
+                os.utime(path, (now, now))
+
+
+def _write_manifest(src: Path, manifest: Path) -> None:
+    hashes = {p.relative_to(src).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+              for p in sorted(src.rglob("*")) if p.is_file()}
+    write_if_changed(manifest, json.dumps(hashes, indent=0, sort_keys=True).encode("utf-8"))
+
+
+def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
+               site_dir: Path = generate.SITE, cache: str | os.PathLike | None = None) -> BuildResult:
+    """Build the site of ``rules`` into ``out``; raises :class:`BuildError` on rule errors.
+
+    ``cache`` defaults to :func:`cache_dir` of ``out``.
+    """
     start = time.perf_counter()
     model, report = check_path(rules)
     if report.errors:
         raise BuildError(f"{len(report.errors)} error(s) in {rules}: fix them first", report)
-    checked = time.perf_counter()
     out = Path(out).resolve()
-    cache = out / CACHE
+    cache_path = Path(cache).resolve() if cache else cache_dir(out)
+    if out == cache_path or out in cache_path.parents:
+        raise BuildError(f"the cache {cache_path} may not be inside the output folder {out}")
+    out.parent.mkdir(parents=True, exist_ok=True)
+    with locked(cache_path, out, status):
+        recover(out)
+        return _build(model, out, cache_path, status, site_dir, start)
+
+
+def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float) -> BuildResult:
+    from sphinx.application import Sphinx
+    from sphinx.util.console import nocolor
+    from sphinx.util.docutils import docutils_namespace, patch_docutils
+
+    checked = time.perf_counter()
+    html = cache / "html"
+    mark = cache / UNFINISHED
+    if mark.exists():   # the last build was killed while writing: trust nothing it left
+        for sub in ("html", "doctrees"):
+            shutil.rmtree(cache / sub, ignore_errors=True)
     extras = generate.extra_pages(model)
     files = generate.pages(model, site_dir, extras)
     staged = generate.stage(files, cache / "src", site_dir)
+    _touch_changed(cache / "src", cache / "src-hashes.json")
     generated = time.perf_counter()
     nocolor()
     warnings = io.StringIO()
     result = BuildResult(out=out, staged=staged)
+    mark.write_text("a build started and did not finish\n", encoding="utf-8")
     with patch_docutils(site_dir), docutils_namespace():
-        app = Sphinx(str(cache / "src"), str(site_dir), str(out), str(cache / "doctrees"), "html",
+        app = Sphinx(str(cache / "src"), str(site_dir), str(html), str(cache / "doctrees"), "html",
                      confoverrides={}, status=status, warning=warnings, freshenv=False,
                      keep_going=True)
         app.connect("html-page-context", lambda _a, pagename, *_r: result.written.append(pagename))
@@ -133,10 +265,13 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
         app.build(force_all=False)
     built = time.perf_counter()
     for name, page in sorted(extras.items()):
-        if write_if_changed(out / page["file"], page["html"].encode("utf-8")):
+        if write_if_changed(html / page["file"], page["html"].encode("utf-8")):
             result.extras.append(page["file"])
-        if page.get("pdf") and write_pdf_if_changed(page["pdf"], out, cache):
+        if page.get("pdf") and write_pdf_if_changed(page["pdf"], html, cache):
             result.extras.append(page["pdf"]["file"])
+    _write_manifest(cache / "src", cache / "src-hashes.json")
+    mark.unlink()
+    publish(html, out)
     result.warnings = sphinx_warnings(warnings.getvalue(), cache / "src", site_dir)
     result.seconds = time.perf_counter() - start
     result.phases = {"load and check": checked - start, "generate": generated - checked,
