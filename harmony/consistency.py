@@ -2,7 +2,7 @@
 
 :mod:`harmony.check` checks each object on its own (ids, references, types);
 this module checks that the pieces agree with one another. Each check is a
-function ``f(model, report)`` registered in :data:`harmony.check.EXTRA_CHECKS`:
+function ``f(model, report)`` named in :data:`harmony.check.CHECKS`:
 
 ``prose-number`` (error)
     A number written in a cell's text or card (``+2``, ``1/2``, ``½``,
@@ -53,9 +53,7 @@ function ``f(model, report)`` registered in :data:`harmony.check.EXTRA_CHECKS`:
 When the loader left something out (a file or an item with errors), the
 checks of absence (``parameter-unset``, ``requirement-off``,
 ``version-empty``) stay silent: what is missing may be in what was left out.
-``scenario-*`` (errors)
-    Scenario rulings cite clauses that exist, for rulesets the scenario
-    lists (skipped where the engine registered its own scenario check).
+Scenarios are checked by :func:`harmony.scenario.check_scenarios`.
 """
 from __future__ import annotations
 
@@ -66,7 +64,6 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable
 
-from .check import EXTRA_CHECKS
 from .diagnostics import Pos, Report
 from .loader import read_file
 from .markup import iter_marks
@@ -570,62 +567,3 @@ def check_versions(model: Model, report: Report) -> None:
             if not cell.covered and ch is not None and src.versions and cell.status == "not-covered":
                 report.warning(cell.pos("changed"), f"{where(cell)}: a change recorded on a cell "
                                "that says nothing (not-covered)", "version-silent-change")
-
-
-# ----------------------------------------------------------- 2. scenarios
-
-def _engine_checks_scenarios() -> bool:
-    """True when another module registered a scenario check (the engine's)."""
-    return any("scenario" in getattr(f, "__name__", "") and f.__module__ != __name__
-               for f in EXTRA_CHECKS)
-
-
-def check_scenarios(model: Model, report: Report) -> None:
-    if _engine_checks_scenarios():
-        return
-    for sc in model.scenarios.values():
-        data = sc.data
-        for i, cid in enumerate(data.get("clauses") or []):
-            if cid not in model.clauses:
-                report.error(sc.pos("clauses", i), f"scenario {sc.id} names unknown clause '{cid}'",
-                             "scenario-clause")
-        rulesets = data.get("rulesets") or []
-        for i, rs in enumerate(rulesets):
-            key, *opts = str(rs).split("+")
-            if key not in model.sources:
-                report.error(sc.pos("rulesets", i), f"scenario {sc.id}: ruleset {rs} names unknown "
-                             f"source {key}", "scenario-ruleset")
-                continue
-            known = options_of(model, key)
-            for o in opts:
-                if o not in known:
-                    report.error(sc.pos("rulesets", i), f"scenario {sc.id}: {key} has no option "
-                                 f"'{o}' (its options: {', '.join(known) or 'none'})",
-                                 "scenario-ruleset")
-        for si, step in enumerate(data.get("steps") or []):
-            for ei, exp in enumerate(step.get("expect") or []) if isinstance(step, dict) else []:
-                rulings = exp.get("rulings") or {} if isinstance(exp, dict) else {}
-                for rs, ruling in rulings.items():
-                    base = ("steps", si, "expect", ei, "rulings", rs)
-                    if rulesets and rs not in rulesets:
-                        report.error(sc.pos(*base, key=True), f"scenario {sc.id}: a ruling for "
-                                     f"{rs}, which is not among the scenario's rulesets",
-                                     "scenario-ruleset")
-                    for ci, cid in enumerate((ruling or {}).get("because") or []):
-                        if cid not in model.clauses:
-                            report.error(sc.pos(*base, "because", ci), f"scenario {sc.id}: ruling "
-                                         f"for {rs} cites unknown clause '{cid}'", "scenario-clause")
-
-
-CHECKS = (check_prose_numbers, check_relations, check_parameter_conflicts,
-          check_parameter_coverage, check_requirements, check_versions, check_scenarios)
-
-
-def check_consistency(model: Model, report: Report) -> None:
-    """All the checks of this module (registered once in ``EXTRA_CHECKS``)."""
-    for check in CHECKS:
-        check(model, report)
-
-
-if check_consistency not in EXTRA_CHECKS:
-    EXTRA_CHECKS.append(check_consistency)

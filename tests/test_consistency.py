@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harmony.check import EXTRA_CHECKS, check_path
+from harmony import consistency
+from harmony.check import CHECKS, check_path
 from harmony.cli import main
-from harmony.consistency import check_consistency
 from harmony.numbers import numbers_in
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,8 +54,12 @@ def test_the_fixture_is_clean(data):
     assert found(data) == []
 
 
-def test_registered_once_in_harmony_check():
-    assert EXTRA_CHECKS.count(check_consistency) == 1
+def test_each_check_of_the_module_is_named_once_in_harmony_check():
+    named = [c.run for c in CHECKS]
+    ours = [f for name, f in vars(consistency).items()
+            if name.startswith("check_") and callable(f) and f.__module__ == consistency.__name__]
+    assert len(ours) >= 6
+    assert all(named.count(f) == 1 for f in ours), [f.__name__ for f in ours if named.count(f) != 1]
 
 
 # ------------------------------------------------------------ prose numbers
@@ -277,6 +281,27 @@ def test_a_ruling_that_cites_a_missing_clause(data):
     _, report = check_path(data)
     hits = [d for d in report.errors if "spotting.gone" in d.message]
     assert hits and hits[0].pos.line == line_of(data, "scenarios/mini.yaml", "spotting.gone")
+
+
+@pytest.mark.parametrize("name, old, new, needle, at", [
+    ("spotting.yaml", "    aspect: rule\n", "    aspect: rule\n    scenarios: [nowhere]\n",
+     "nowhere", "nowhere"),
+    ("scenarios/mini.yaml", "clauses: [spotting.rule]", "clauses: [spotting.gone]",
+     "spotting.gone", "spotting.gone"),
+    ("scenarios/mini.yaml", "REV: {value: true, because: [spotting.rule]}",
+     "REV: {value: true, because: [spotting.gone]}", "spotting.gone", "spotting.gone"),
+    ("scenarios/mini.yaml", "rulesets: [PB, REV]", "rulesets: [PB, REV, NOPE]", "NOPE", "NOPE"),
+    ("scenarios/mini.yaml", "rulesets: [PB, REV]", "rulesets: [PB, REV+no-such-option]",
+     "'no-such-option'", "no-such-option"),
+    ("scenarios/mini.yaml", "rulesets: [PB, REV]", "rulesets: [PB]", "'REV'", "REV: {value"),
+])
+def test_each_scenario_problem_is_reported_once(data, name, old, new, needle, at):
+    edit(data, name, old, new)
+    _, report = check_path(data)
+    hits = [d for d in report.diagnostics if needle in d.message]
+    assert len(hits) == 1, "\n".join(map(str, hits))
+    assert hits[0].severity == "error"
+    assert hits[0].pos.line == line_of(data, name, at)
 
 
 # ---------------------------------------------------------------- the command
