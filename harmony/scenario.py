@@ -87,12 +87,6 @@ class ScenarioResult:
         return not self.errors and all(r.ok for r in self.rulings)
 
 
-class ScenarioError(Exception):
-    def __init__(self, pos: Pos, message: str):
-        super().__init__(message)
-        self.pos, self.message = pos, message
-
-
 def ruleset_for(model: Model, name: str) -> Ruleset:
     """``Ruleset.from_model``, cached on the model itself: the cache lives and dies with
     the model it was computed from, so a model loaded later never sees stale rulesets."""

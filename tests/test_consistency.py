@@ -330,3 +330,74 @@ def test_checks_of_absence_stay_silent_when_something_was_left_out(data):
     got = codes(data)
     assert "schema-unknown-key" in got
     assert "parameter-unset" not in got
+
+
+# ------------------------------------------- one resolver for the checks and the engine
+
+TWO_OPTIONS = {
+    "sources.yaml": """\
+sources:
+  - {key: S, title: A game, author: A, year: 1970, kind: canonical}
+""",
+    "topics.yaml": """\
+topics:
+  - id: fire
+    title: Fire
+    summary: Firing.
+    order: 1
+    sources: [S]
+    aspects:
+      - {id: first, title: First}
+      - {id: second, title: Second}
+""",
+    "parameters.yaml": """\
+parameters:
+  - {name: x.on, type: bool, description: The rule, default: false, requires: [x.needed]}
+  - {name: x.needed, type: bool, description: What the rule needs, default: true}
+""",
+    "fire.yaml": """\
+clauses:
+  - id: fire.first
+    topic: fire
+    aspect: first
+    cells:
+      S:
+        status: optional
+        option: a
+        text: Option a switches the rule on.
+        cite: {source: S, section: A}
+        params: {x.on: true}
+  - id: fire.second
+    topic: fire
+    aspect: second
+    cells:
+      S:
+        status: optional
+        option: b
+        text: Option b switches the rule off and what it needs.
+        cite: {source: S, section: B}
+        params: {x.on: false, x.needed: false}
+""",
+}
+
+
+def test_the_checks_resolve_two_options_as_the_engine_does(tmp_path):
+    """Options a and b both set x.on, differently; with both on, the first cell in file
+    order wins (ruleset.py's precedence): x.on is on while b turns off what it needs.
+    The consistency checks used to resolve it themselves, the last cell winning, and so
+    saw nothing wrong with S+a+b."""
+    from harmony.loader import load
+    from harmony.ruleset import Ruleset
+
+    for name, text in TWO_OPTIONS.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    model, report = load(tmp_path)
+    assert not report.errors, report.to_text()
+    both = Ruleset.from_model(model, "S+a+b")
+    assert both["x.on"] is True and both.setting("x.on").cell == "fire.first@S"
+    assert both["x.needed"] is False
+    assert [Ruleset.from_model(model, n)["x.on"] for n in ("S", "S+a", "S+b")] == [False, True, False]
+    off = [d for d in check_path(tmp_path)[1].errors if d.code == "requirement-off"]
+    assert len(off) == 1, off
+    assert "ruleset S+a+b: x.on is on but it requires x.needed" in off[0].message
+    assert off[0].pos.line == line_of(tmp_path, "fire.yaml", "params: {x.on: true}")
