@@ -1,10 +1,14 @@
 """``harmony check``: every problem in a rules_data folder, positioned.
 
-Reading and schema problems come from the loader; this module adds the
-checks that need the whole model: repeated ids, references that do not
-resolve, rows missing a cell, revision cells without their relation,
-parameters that are unknown or of the wrong type, and text marks
-(glossary terms, footnotes, parameters) that point nowhere.
+Reading and schema problems come from the loader. :data:`CHECKS` names every
+check that follows, in the order they run. This module's own look at each
+object: repeated ids, references that do not resolve, rows missing a cell,
+revision cells without their relation, parameters that are unknown or of
+the wrong type, and text marks (glossary terms, footnotes, parameters) that
+point nowhere. Then the checks that need the whole model: the pieces'
+agreement (:mod:`harmony.consistency`), scenarios
+(:mod:`harmony.scenario`) and rule cards that must fit
+(:mod:`harmony.cards.fit`).
 """
 from __future__ import annotations
 
@@ -12,15 +16,14 @@ import difflib
 import os
 import re
 from fractions import Fraction
-from typing import Any, Callable
+from typing import Any, Callable, NamedTuple
 
+from . import consistency, scenario
+from .cards.fit import check_cards
 from .diagnostics import Pos, Report
 from .loader import load
 from .markup import marks
 from .model import Cell, Citation, Model
-
-#: Further checks (the engine's, the revision checks) register here: f(model, report).
-EXTRA_CHECKS: list[Callable[[Model, Report], None]] = []
 
 FRACTION = re.compile(r"^\d+/\d+$")
 
@@ -32,19 +35,17 @@ def check_path(path: str | os.PathLike) -> tuple[Model, Report]:
 
 
 def check_model(model: Model, report: Report) -> None:
-    _duplicates(model, report)
-    _sources(model, report)
-    _topics(model, report)
-    for clause in model.clauses.values():
-        _clause(model, report, clause)
-    _glossary_and_notes(model, report)
-    if report.incomplete:
-        if EXTRA_CHECKS and (model.clauses or model.sources or model.topics):
-            report.notes.append("cross-clause checks were not run, since some data could not "
-                                "be read: fix the errors above first")
-        return
-    for check in EXTRA_CHECKS:
-        check(model, report)
+    """Run every check of :data:`CHECKS` on a loaded model (those that need the whole
+    model only when nothing was left out of it)."""
+    skipped = False
+    for check in CHECKS:
+        if check.whole_model and report.incomplete:
+            skipped = True
+            continue
+        check.run(model, report)
+    if skipped and (model.clauses or model.sources or model.topics):
+        report.notes.append("cross-clause checks were not run, since some data could not "
+                            "be read: fix the errors above first")
 
 
 def _close(name: str, known) -> str:
@@ -170,6 +171,11 @@ def _topics(model: Model, report: Report) -> None:
             if a.id not in used:
                 report.warning(a.pos("id"), f"aspect '{a.id}' of topic '{t.id}' has no clause",
                                "empty-row")
+
+
+def _clauses(model: Model, report: Report) -> None:
+    for clause in model.clauses.values():
+        _clause(model, report, clause)
 
 
 def _clause(model: Model, report: Report, clause) -> None:
@@ -374,5 +380,29 @@ def _glossary_and_notes(model: Model, report: Report) -> None:
                          f"{param_type_error(p, p.default)}", "parameter-type")
 
 
-from . import consistency  # noqa: E402,F401  (registers the cross-clause checks in EXTRA_CHECKS)
-from . import scenario as _scenario  # noqa: E402,F401  (registers the scenario reference checks)
+
+class Check(NamedTuple):
+    """One check of ``harmony check``: ``run(model, report)`` adds its diagnostics."""
+
+    run: Callable[[Model, Report], None]
+    #: needs the whole model: not run when something could not be read (what looks
+    #: absent or in disagreement may be in what was left out)
+    whole_model: bool = False
+
+
+#: Every check ``harmony check`` runs, in this order.
+CHECKS: tuple[Check, ...] = (
+    Check(_duplicates),
+    Check(_sources),
+    Check(_topics),
+    Check(_clauses),
+    Check(_glossary_and_notes),
+    Check(consistency.check_prose_numbers, whole_model=True),
+    Check(consistency.check_relations, whole_model=True),
+    Check(consistency.check_parameter_conflicts, whole_model=True),
+    Check(consistency.check_parameter_coverage, whole_model=True),
+    Check(consistency.check_requirements, whole_model=True),
+    Check(consistency.check_versions, whole_model=True),
+    Check(scenario.check_scenarios, whole_model=True),
+    Check(check_cards, whole_model=True),
+)

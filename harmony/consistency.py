@@ -2,7 +2,7 @@
 
 :mod:`harmony.check` checks each object on its own (ids, references, types);
 this module checks that the pieces agree with one another. Each check is a
-function ``f(model, report)`` registered in :data:`harmony.check.EXTRA_CHECKS`:
+function ``f(model, report)`` named in :data:`harmony.check.CHECKS`:
 
 ``prose-number`` (error)
     A number written in a cell's text or card (``+2``, ``1/2``, ``½``,
@@ -53,30 +53,23 @@ function ``f(model, report)`` registered in :data:`harmony.check.EXTRA_CHECKS`:
 When the loader left something out (a file or an item with errors), the
 checks of absence (``parameter-unset``, ``requirement-off``,
 ``version-empty``) stay silent: what is missing may be in what was left out.
-``scenario-*`` (errors)
-    Scenario rulings cite clauses that exist, for rulesets the scenario
-    lists (skipped where the engine registered its own scenario check).
+Scenarios are checked by :func:`harmony.scenario.check_scenarios`.
 """
 from __future__ import annotations
 
 import functools
 import os
 import re
-from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Iterable
 
-from .check import EXTRA_CHECKS
 from .diagnostics import Pos, Report
 from .loader import read_file
-from .markup import iter_marks
-from .model import Cell, Model, Parameter, Source
+from .markup import iter_marks, render_value
+from .model import Cell, Model, Source
 from .numbers import Number, numbers_in
+from .ruleset import OPTIONAL, Ruleset, base_chain, options_of
 
-#: statuses whose parameters apply whatever options are on
-STANDING = ("rule", "nil", "not-covered")
-#: statuses whose parameters apply only when their option is on
-OPTIONAL = ("optional", "tournament")
 RULESET_KINDS = ("canonical", "revision", "variant")
 
 
@@ -114,21 +107,10 @@ def is_on(value: Any) -> bool:
 
 
 def shown(value: Any, type: str | None = None) -> str:
-    from .markup import render_value
     return render_value(value, type)
 
 
 # ---------------------------------------------------------------- rulesets
-
-@dataclass(frozen=True)
-class Setting:
-    """Where a ruleset's value of a parameter comes from."""
-
-    value: Any
-    origin: str               # "own", "base" or "default"
-    cell: Cell | None = None  # the cell that sets it (own or base)
-    source: str = ""          # the source of that cell
-
 
 def ruleset_sources(model: Model) -> list[str]:
     """Sources the engine plays: canonical rulebooks, revisions, variants, and any
@@ -138,53 +120,9 @@ def ruleset_sources(model: Model) -> list[str]:
                   if s.kind in RULESET_KINDS or (s.kind != "commentary" and k in setting))
 
 
-def options_of(model: Model, key: str) -> list[str]:
-    """The options a ruleset may switch on: those of its cells and its bases' cells."""
-    chain = base_chain(model, key)
-    return sorted({c.option for cl in model.clauses.values() for c in cl.cells.values()
-                   if c.source in chain and c.option and c.status in OPTIONAL})
-
-
-def own_cells(model: Model, key: str) -> list[Cell]:
-    return [c for cl in model.clauses.values() for c in cl.cells.values() if c.source == key]
-
-
-def base_chain(model: Model, key: str) -> list[str]:
-    """The source and its bases, nearest first (stops on a cycle)."""
-    chain, cur = [], key
-    while cur and cur in model.sources and cur not in chain:
-        chain.append(cur)
-        cur = model.sources[cur].base
-    return chain
-
-
-def settings(model: Model, key: str, options: Iterable[str] = ()) -> dict[str, Setting]:
-    """Every parameter a ruleset sets or inherits, with its origin.
-
-    Precedence (as :mod:`harmony.ruleset` resolves them for the engine): the
-    source's cells of the options switched on, then its standing cells, then
-    the same for its base (recursively), then the registry's default.
-    Parameters with no value are absent.
-    """
-    options = set(options)
-    out: dict[str, Setting] = {}
-    for depth, src in enumerate(base_chain(model, key)):
-        found: dict[str, Setting] = {}
-        origin = "own" if depth == 0 else "base"
-        for cell in own_cells(model, src):
-            if cell.status in STANDING:
-                for name, value in cell.params.items():
-                    found.setdefault(name, Setting(value, origin, cell, src))
-        for cell in own_cells(model, src):
-            if cell.status in OPTIONAL and cell.option in options:
-                for name, value in cell.params.items():
-                    found[name] = Setting(value, origin, cell, src)
-        for name, s in found.items():
-            out.setdefault(name, s)
-    for name, p in model.parameters.items():
-        if name not in out and p.default is not None:
-            out[name] = Setting(p.default, "default")
-    return out
+def ruleset(model: Model, key: str, options: Iterable[str] = ()) -> Ruleset:
+    """The ruleset of source ``key`` with ``options`` on, as the engine resolves it."""
+    return Ruleset.from_model(model, "+".join((key, *options)))
 
 
 def where(cell: Cell) -> str:
@@ -415,9 +353,9 @@ def check_parameter_coverage(model: Model, report: Report) -> None:
     if _partial(report):
         return
     rulesets = ruleset_sources(model)
-    full = {k: settings(model, k, options_of(model, k)) for k in rulesets}
+    full = {k: ruleset(model, k, options_of(model, k)) for k in rulesets}
     for name, p in sorted(model.parameters.items()):
-        missing = [k for k in rulesets if name not in full[k]]
+        missing = [k for k in rulesets if full[k].setting(name).unset]
         if missing:
             report.error(p.pos("name"), f"parameter '{name}' has no value in "
                          f"{', '.join(missing)}: no cell of the rulebook (or of its base) sets it "
@@ -471,33 +409,25 @@ def check_requirements(model: Model, report: Report) -> None:
         combos = [()] + [(o,) for o in opts] + ([tuple(opts)] if len(opts) > 1 else [])
         seen: set[tuple[str, str]] = set()
         for combo in combos:
-            s = settings(model, key, combo)
+            s = ruleset(model, key, combo).settings
             for name, p in sorted(model.parameters.items()):
-                if name not in s or not is_on(s[name].value):
+                if s[name].unset or not is_on(s[name].value):
                     continue
                 for req in p.requires:
                     if req not in model.parameters or (name, req) in seen:
                         continue
-                    r = s.get(req)
-                    if r is None or not is_on(r.value):
+                    r = s[req]
+                    if r.unset or not is_on(r.value):
                         seen.add((name, req))
                         rs = "+".join((key,) + combo)
-                        at = s[name].cell
+                        at = s[name].at if s[name].set_by_cell else None
                         pos = at.pos("params", name) if at is not None else p.pos("requires")
-                        got = "no value" if r is None else shown(r.value, model.parameters[req].type)
+                        got = "no value" if r.unset else shown(r.value, model.parameters[req].type)
                         report.error(pos, f"ruleset {rs}: {name} is on but it requires {req}, "
                                      f"which is {got} there", "requirement-off")
 
 
 # ------------------------------------------------------------ 3. versions
-
-def version_key(src: Source, version: str) -> tuple:
-    """Order of a version: its place in the source's list, else its numbers."""
-    names = [v.version for v in src.versions]
-    if version in names:
-        return (0, names.index(version))
-    return (1, tuple(int(x) if x.isdigit() else x for x in re.split(r"[.\-]", version)))
-
 
 def current_version(src: Source) -> str | None:
     """The version a source is at: its ``version``, else the last it lists."""
@@ -570,62 +500,3 @@ def check_versions(model: Model, report: Report) -> None:
             if not cell.covered and ch is not None and src.versions and cell.status == "not-covered":
                 report.warning(cell.pos("changed"), f"{where(cell)}: a change recorded on a cell "
                                "that says nothing (not-covered)", "version-silent-change")
-
-
-# ----------------------------------------------------------- 2. scenarios
-
-def _engine_checks_scenarios() -> bool:
-    """True when another module registered a scenario check (the engine's)."""
-    return any("scenario" in getattr(f, "__name__", "") and f.__module__ != __name__
-               for f in EXTRA_CHECKS)
-
-
-def check_scenarios(model: Model, report: Report) -> None:
-    if _engine_checks_scenarios():
-        return
-    for sc in model.scenarios.values():
-        data = sc.data
-        for i, cid in enumerate(data.get("clauses") or []):
-            if cid not in model.clauses:
-                report.error(sc.pos("clauses", i), f"scenario {sc.id} names unknown clause '{cid}'",
-                             "scenario-clause")
-        rulesets = data.get("rulesets") or []
-        for i, rs in enumerate(rulesets):
-            key, *opts = str(rs).split("+")
-            if key not in model.sources:
-                report.error(sc.pos("rulesets", i), f"scenario {sc.id}: ruleset {rs} names unknown "
-                             f"source {key}", "scenario-ruleset")
-                continue
-            known = options_of(model, key)
-            for o in opts:
-                if o not in known:
-                    report.error(sc.pos("rulesets", i), f"scenario {sc.id}: {key} has no option "
-                                 f"'{o}' (its options: {', '.join(known) or 'none'})",
-                                 "scenario-ruleset")
-        for si, step in enumerate(data.get("steps") or []):
-            for ei, exp in enumerate(step.get("expect") or []) if isinstance(step, dict) else []:
-                rulings = exp.get("rulings") or {} if isinstance(exp, dict) else {}
-                for rs, ruling in rulings.items():
-                    base = ("steps", si, "expect", ei, "rulings", rs)
-                    if rulesets and rs not in rulesets:
-                        report.error(sc.pos(*base, key=True), f"scenario {sc.id}: a ruling for "
-                                     f"{rs}, which is not among the scenario's rulesets",
-                                     "scenario-ruleset")
-                    for ci, cid in enumerate((ruling or {}).get("because") or []):
-                        if cid not in model.clauses:
-                            report.error(sc.pos(*base, "because", ci), f"scenario {sc.id}: ruling "
-                                         f"for {rs} cites unknown clause '{cid}'", "scenario-clause")
-
-
-CHECKS = (check_prose_numbers, check_relations, check_parameter_conflicts,
-          check_parameter_coverage, check_requirements, check_versions, check_scenarios)
-
-
-def check_consistency(model: Model, report: Report) -> None:
-    """All the checks of this module (registered once in ``EXTRA_CHECKS``)."""
-    for check in CHECKS:
-        check(model, report)
-
-
-if check_consistency not in EXTRA_CHECKS:
-    EXTRA_CHECKS.append(check_consistency)

@@ -42,6 +42,7 @@ from .usage import UsageError
 from .diagnostics import Report
 from .markup import plain_text, render_value
 from .model import Cell, Clause, Model, Source
+from .ruleset import Ruleset, coerce
 from .textdiff import changed as text_changed, render, word_diff
 
 RULES_DIR = "rules_data"
@@ -663,8 +664,8 @@ def _cell_lines(model: Model, cell: Cell, base: dict, first: bool, prev: Model |
     for name in sorted(set(cell.params) | set(old.params if old else {})):
         value = cell.params.get(name)
         if first:
-            b = base.get(name)
-            if b is not None and _same(b.value, value):
+            b, p = base.get(name), model.parameters.get(name)
+            if b is not None and _same(b.value, coerce(p.type if p else None, value)):
                 continue
             was = f" (base: {rst_escape(_pv(model, name, b.value))})" if b is not None else ""
         elif old is not None:
@@ -698,8 +699,6 @@ def version_pages(model: Model) -> dict[str, str]:
     shows what each of those cells was: a word diff of the text, the old
     status and parameter values.
     """
-    from .consistency import settings
-
     pages: dict[str, str] = {}
     for key in sorted(model.sources):
         src = model.sources[key]
@@ -707,7 +706,8 @@ def version_pages(model: Model) -> dict[str, str]:
             continue
         for i, v in enumerate(src.versions):
             at = model_at_version(model, src, v.version) or model
-            base = settings(at, src.base) if src.base else {}
+            base = {n: s for n, s in Ruleset.from_model(at, src.base).settings.items()
+                    if not s.unset} if src.base in at.sources else {}
             cells = [c for cl in sorted(at.clauses.values(), key=lambda c: c.id)
                      for k, c in sorted(cl.cells.items()) if k == key and c.covered]
             lines = _heading(f"{src.title} {v.version} ({v.date})", "=")

@@ -9,8 +9,11 @@ objects whose ``reasons`` are the clause ids that decided them. Every
 difference between rulebooks comes from the ruleset's parameters; the engine
 never looks at a ruleset's name.
 
+>>> from harmony.loader import load
+>>> from harmony.usage import default_rules_data
+>>> shipped, _ = load(default_rules_data())      # its parameter registry gives the defaults
 >>> rs = Ruleset.from_values("R", {"spot.adjacent": True, "spot.open-terrain-los": True},
-...                          defaults=TEST_DEFAULTS, clause="spotting.spotted")
+...                          registry=shipped, clause="spotting.spotted")
 >>> g = Game.from_data(rs, {"columns": 6, "rows": 4, "hexes": {"E3": "woods"}}, [
 ...     {"id": "gun", "side": "Soviet", "kind": "gun", "class": "A", "attack": 10,
 ...      "range": 8, "defence": 3, "movement": 1, "at": "A2"},
@@ -32,9 +35,8 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from fractions import Fraction
 from math import floor
-from typing import Any, Iterable
+from typing import Iterable
 
 from .hexgrid import Hex, adjacent, distance, label, parse_label
 from .los import Sight, sight
@@ -44,28 +46,6 @@ from .terrain import HexMap, MapError
 from .units import RESULTS, Unit
 
 PHASES = ("fire", "movement")
-
-#: Neutral values of every engine parameter, for examples and unit tests that
-#: build a ruleset by hand (``Ruleset.from_values(..., defaults=TEST_DEFAULTS)``).
-#: Real rulesets take their defaults from the parameter registry.
-TEST_DEFAULTS: dict[str, Any] = {
-    "spot.open-terrain-los": True, "spot.adjacent": True, "spot.dispersed-may-spot": False,
-    "spot.transport-may-spot": True, "spot.loaded-may-spot": True, "spot.excluded-classes": [],
-    "spot.firer-in-los": False, "spot.mover-in-los": "none", "spot.concealed-movement": False,
-    "spot.ma1-concealed": False, "spot.revealed-movement": False, "spot.markers": False,
-    "spot.opportunity-marker": False, "spot.marker-off-when-no-los": False,
-    "spot.marker-off-leaving-concealing": False, "spot.marker-off-entering-unspotted": False,
-    "spot.turn-end-clears-movers": False, "spot.turn-end-promotes-opportunity": False,
-    "spot.markers-off-own-fire-phase": False, "spot.markers-end-of-movement": False,
-    "opfire.enabled": False, "opfire.activation-fraction": Fraction(0),
-    "opfire.concealing-points-need-spotting": False, "opfire.range-fraction": Fraction(1),
-    "opfire.drm": 0, "opfire.combine": "none", "opfire.per-firer-per-phase": 1,
-    "opfire.per-target-per-phase": 0, "opfire.firer-after": "inverted",
-    "opfire.overrun-immunity": False, "opfire.retrace": False,
-    "interdiction.enabled": False, "interdiction.drm": 0, "interdiction.per-target-per-phase": 1,
-    "interdiction.combine": False, "interdiction.needs-observer": True,
-}
-
 
 class EngineError(ValueError):
     """An impossible order (a move to a hex that is not adjacent, an unknown unit, ...)."""
@@ -912,4 +892,4 @@ class Game:
                 "units": [u.state() for u in self.units.values()]}
 
 
-__all__ = ["Game", "Entry", "Move", "EngineError", "Ruling", "Ruleset", "TEST_DEFAULTS", "parse_label"]
+__all__ = ["Game", "Entry", "Move", "EngineError", "Ruling", "Ruleset", "parse_label"]

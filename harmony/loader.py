@@ -23,12 +23,10 @@ import hashlib
 import os
 import re
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from ruamel.yaml import YAML
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml import events as ev
 from ruamel.yaml.composer import Composer
@@ -36,6 +34,10 @@ from ruamel.yaml.constructor import SafeConstructor as TimeStampConstructor
 from ruamel.yaml.nodes import MappingNode, ScalarNode
 
 from .diagnostics import Pos, Report, display_path
+from .model import Model, add_document
+from .schema import validate_items
+# node_pos, plain and walk are read through the loader too (harmony.fmt, harmony.diff, tests)
+from .yamltree import Document, first_content, node_pos, plain, walk  # noqa: F401
 
 MAX_BYTES = 1_000_000
 MAX_DEPTH = 40
@@ -50,45 +52,6 @@ def new_yaml() -> YAML:
     y.width = 88
     y.indent(mapping=2, sequence=4, offset=2)
     return y
-
-
-@dataclass
-class Document:
-    """One YAML file: its text, its round-trip tree and what went wrong reading it."""
-
-    path: str
-    text: str = ""
-    tree: Any = None
-    report: Report = field(default_factory=Report)
-
-    def pos(self, *path: str | int, key: bool = False) -> Pos:
-        """Position of the value at ``path`` (or of its key with ``key=True``).
-
-        Falls back to the nearest enclosing node that has a position.
-        """
-        return node_pos(self.path, self.tree, path, key=key)
-
-
-def node_pos(file: str, tree: Any, path: tuple, key: bool = False) -> Pos:
-    node, best = tree, Pos(file, 1, 1)
-    if hasattr(node, "lc") and node.lc.line is not None:
-        best = Pos(file, node.lc.line + 1, node.lc.col + 1)
-    for i, step in enumerate(path):
-        last = i == len(path) - 1
-        try:
-            if isinstance(node, CommentedMap) and step in node:
-                line, col = node.lc.key(step) if (key and last) else node.lc.value(step)
-                best = Pos(file, line + 1, col + 1)
-                node = node[step]
-            elif isinstance(node, CommentedSeq) and isinstance(step, int) and 0 <= step < len(node):
-                line, col = node.lc.item(step)
-                best = Pos(file, line + 1, col + 1)
-                node = node[step]
-            else:
-                break
-        except (KeyError, TypeError, AttributeError):
-            break
-    return best
 
 
 def _line_col(text: str, index: int) -> tuple[int, int]:
@@ -248,19 +211,6 @@ def read_text(path: str, text: str) -> Document:
     return doc
 
 
-def first_content(path: str, text: str) -> Pos:
-    """Where the first thing that is not blank or a comment starts.
-
-    >>> first_content("n.yaml", "# nothing yet\\n\\n  ~\\n")
-    Pos(path='n.yaml', line=3, col=3)
-    """
-    for n, line in enumerate(text.split("\n")):
-        stripped = line.strip()
-        if stripped and not stripped.startswith("#"):
-            return Pos(path, n + 1, len(line) - len(line.lstrip()) + 1)
-    return Pos(path)
-
-
 def _unclosed_bracket(text: str, mark) -> tuple[int, int, str] | None:
     """The innermost ``[`` or ``{`` still open where the parser stopped (0-based line and
     column, and the bracket), skipping quoted text and comments.
@@ -379,10 +329,6 @@ def yaml_files(root: str | os.PathLike) -> list[Path]:
                   key=lambda p: p.as_posix())
 
 
-def read_all(root: str | os.PathLike) -> list[Document]:
-    return [read_file(p) for p in yaml_files(root)]
-
-
 #: Files already read and validated in this process, by name and content hash:
 #: ``harmony serve`` and the tests load the same folder again and again, and a
 #: file whose bytes did not change need not be parsed again (parsing is most
@@ -395,8 +341,6 @@ _READ_LIMIT = 512
 def read_checked(path: str | os.PathLike) -> tuple[Document, Report, set]:
     """:func:`read_file` and :func:`harmony.schema.validate_items` of one file, reused
     while its bytes stay the same."""
-    from .schema import validate_items
-
     p = str(path)
     try:
         with open(p, "rb") as f:
@@ -416,33 +360,6 @@ def read_checked(path: str | os.PathLike) -> tuple[Document, Report, set]:
     while len(_READ) > _READ_LIMIT:
         _READ.popitem(last=False)
     return result
-
-
-def plain(node: Any) -> Any:
-    """The round-trip tree as plain dicts, lists and scalars."""
-    if isinstance(node, dict):
-        return {str(k): plain(v) for k, v in node.items()}
-    if isinstance(node, list):
-        return [plain(v) for v in node]
-    if isinstance(node, bool) or node is None:
-        return node
-    if isinstance(node, int):
-        return int(node)
-    if isinstance(node, float):
-        return float(node)
-    if isinstance(node, str):
-        return str(node)
-    return str(node)
-
-
-def walk(node: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
-    yield path, node
-    if isinstance(node, dict):
-        for k, v in node.items():
-            yield from walk(v, path + (k,))
-    elif isinstance(node, list):
-        for i, v in enumerate(node):
-            yield from walk(v, path + (i,))
 
 
 _NAMED = re.compile(r"^[ \t]*(?:-[ \t]+)?\{?[ \t]*(?:id|key|name|term)[ \t]*:[ \t]*"
@@ -508,8 +425,6 @@ def load(root: str | os.PathLike):
     it defines go to ``report.left_out`` so that references to them are not
     reported a second time.
     """
-    from .model import Model, add_document
-
     report = Report()
     model = Model(root=display_path(str(root)))
     for path in yaml_files(root):

@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .diagnostics import Pos
-from .loader import node_pos, plain
+from .yamltree import node_pos, plain
 
 STATUSES = ("rule", "optional", "tournament", "nil", "not-covered")
 RELATIONS = ("restates", "amends", "replaces", "adds")

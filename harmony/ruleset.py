@@ -16,8 +16,17 @@ order of precedence:
    it) in a row where other rulebooks set the parameter, that row's clause is
    named (origin ``silent``): the row where the rulebook says nothing of it.
 
+Within one source, the cells are read in file order (file, then line): when
+two cells of the same standing (two plain rule cells, or the cells of two
+options both switched on) set the parameter, the first wins.
+A parameter that no cell sets and that declares no default has no value in
+the ruleset (:attr:`Setting.unset`).
+
 Each value remembers the clause that set it (:class:`Setting`), so the engine
 can say *why* it ruled as it did. The engine never looks at a ruleset's name.
+This is the one place parameters are resolved: the engine, the checks
+(:mod:`harmony.consistency`), the version pages and the site read rulesets
+from here.
 
 >>> rs = Ruleset.from_values("X", {"opfire.drm": 1, "opfire.range-fraction": "1/2"})
 >>> rs["opfire.drm"], rs["opfire.range-fraction"]
@@ -31,9 +40,9 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable
 
-from .model import Model
+from .model import Cell, Model
 
-ENABLED_ALWAYS = ("rule", "nil", "not-covered")
+#: statuses whose cells apply only when their option is on
 OPTIONAL = ("optional", "tournament")
 
 
@@ -47,6 +56,15 @@ class Setting:
     source: str | None       # the source whose cell set it (REV's base PB, say)
     origin: str              # own | base | default | option-off | silent (see _resolve)
     cell: str | None = None  # "clause-id@SOURCE"
+    #: the cell itself (that set it, or that is off or silent), for positions and text
+    at: Cell | None = field(default=None, repr=False, compare=False)
+    #: no cell sets it and the registry declares no default: the ruleset has no value
+    unset: bool = field(default=False, repr=False)
+
+    @property
+    def set_by_cell(self) -> bool:
+        """Whether a cell of the ruleset (own or base) gives the value."""
+        return self.origin in ("own", "base")
 
 
 class RulesetError(ValueError):
@@ -61,6 +79,30 @@ def parse_name(name: str) -> tuple[str, tuple[str, ...]]:
     """
     key, *options = name.split("+")
     return key, tuple(options)
+
+
+def base_chain(model: Model, key: str) -> list[str]:
+    """The source and its bases, nearest first (stops on a cycle or an unknown source).
+
+    >>> from harmony.model import Source
+    >>> m = Model(sources={"PB": Source(key="PB"), "REV": Source(key="REV", base="PB")})
+    >>> base_chain(m, "REV")
+    ['REV', 'PB']
+    """
+    chain: list[str] = []
+    cur: str | None = key
+    while cur and cur in model.sources and cur not in chain:
+        chain.append(cur)
+        cur = model.sources[cur].base
+    return chain
+
+
+def options_of(model: Model, key: str) -> list[str]:
+    """The options a ruleset of ``key`` may switch on: those its optional and tournament
+    cells (and its bases') name."""
+    chain = base_chain(model, key)
+    return sorted({c.option for cl in model.clauses.values() for c in cl.cells.values()
+                   if c.source in chain and c.option and c.status in OPTIONAL})
 
 
 def coerce(type_: str | None, value: Any) -> Any:
@@ -94,13 +136,8 @@ class Ruleset:
         key, options = parse_name(name)
         if key not in model.sources:
             raise RulesetError(f"unknown ruleset source '{key}' (known: {', '.join(sorted(model.sources))})")
-        chain: list[str] = []
-        cur: str | None = key
-        while cur and cur not in chain and cur in model.sources:
-            chain.append(cur)
-            cur = model.sources[cur].base
-        known_options = sorted({c.option for cl in model.clauses.values() for s, c in cl.cells.items()
-                                if s in chain and c.option})
+        chain = base_chain(model, key)
+        known_options = options_of(model, key)
         for opt in options:
             if opt not in known_options:
                 raise RulesetError(f"{key} has no option '{opt}' (its options: "
@@ -112,16 +149,16 @@ class Ruleset:
         return cls(name=name, source=key, options=options, settings=settings, chain=tuple(chain))
 
     @classmethod
-    def from_values(cls, name: str, values: dict[str, Any], defaults: dict[str, Any] | None = None,
+    def from_values(cls, name: str, values: dict[str, Any], registry: Model | None = None,
                     clause: str = "test.x") -> "Ruleset":
-        """A ruleset from plain values (for tests): each value 'set' by ``clause``.
+        """A ruleset from plain values (for examples and tests): each value 'set' by ``clause``.
 
-        ``defaults`` (e.g. :data:`DEFAULTS` read from a registry) fill the rest
-        with no clause behind them.
+        Every other parameter of ``registry`` (a model: its ``parameters``)
+        takes its declared default, with no clause behind it.
         """
         settings = {}
-        for pname, value in (defaults or {}).items():
-            settings[pname] = Setting(pname, _guess(value), None, None, "default")
+        for pname, param in sorted((registry.parameters if registry else {}).items()):
+            settings[pname] = _resolve(pname, param.type, param.default, (), (), [])
         for pname, value in values.items():
             settings[pname] = Setting(pname, _guess(value), clause, name, "own", f"{clause}@{name}")
         return cls(name=name, source=name, settings=settings, chain=(name,))
@@ -180,22 +217,18 @@ def _resolve(pname: str, ptype: str, default: Any, chain: Iterable[str], options
         hit = option_hit or plain_hit
         if hit is not None:
             return Setting(pname, coerce(ptype, hit.params[pname]), hit.clause_id, src,
-                           "own" if depth == 0 else "base", f"{hit.clause_id}@{src}")
+                           "own" if depth == 0 else "base", f"{hit.clause_id}@{src}", hit)
+    unset = default is None
     if off is not None:
         # Not set, because the optional rule that would set it is off: that clause decides.
         cell, src = off
         return Setting(pname, coerce(ptype, default), cell.clause_id, src, "option-off",
-                       f"{cell.clause_id}@{src}")
+                       f"{cell.clause_id}@{src}", cell, unset)
     own = next(iter(chain), None)
     for clause in clauses:
         # The row where other rulebooks set it and this one says nothing (or "no such rule").
         cell = clause.cells.get(own)
         if cell is not None and any(pname in (c.params or {}) for c in clause.cells.values()):
             return Setting(pname, coerce(ptype, default), clause.id,
-                           own, "silent", f"{clause.id}@{own}")
-    return Setting(pname, coerce(ptype, default), None, None, "default")
-
-
-def registry_defaults(model: Model) -> dict[str, Any]:
-    """Each registered parameter's declared default (for :meth:`Ruleset.from_values`)."""
-    return {n: coerce(p.type, p.default) for n, p in model.parameters.items()}
+                           own, "silent", f"{clause.id}@{own}", cell, unset)
+    return Setting(pname, coerce(ptype, default), None, None, "default", None, None, unset)

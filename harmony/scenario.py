@@ -5,7 +5,7 @@ The format is described in ``site/scenarios.rst`` and, exactly, by the
 scenario of a loaded model under every ruleset it names and returns a
 :class:`ScenarioResult`: one :class:`RulingRow` per expected ruling (with the
 engine's answer, its reasons and where the expectation is in the YAML), and
-per-step snapshots for diagrams. :func:`check_scenarios` (registered in
+per-step snapshots for diagrams. :func:`check_scenarios` (run by
 ``harmony check``) finds references that do not resolve, with positions.
 
 Public API (kept stable for the site and diff tools):
@@ -85,12 +85,6 @@ class ScenarioResult:
     @property
     def ok(self) -> bool:
         return not self.errors and all(r.ok for r in self.rulings)
-
-
-class ScenarioError(Exception):
-    def __init__(self, pos: Pos, message: str):
-        super().__init__(message)
-        self.pos, self.message = pos, message
 
 
 def ruleset_for(model: Model, name: str) -> Ruleset:
@@ -274,14 +268,10 @@ def _row(result: ScenarioResult, sc: Scenario, name: str, i: int, j: int, exp: d
 # ------------------------------------------------------------------ checks
 
 def check_scenarios(model: Model, report: Report) -> None:
-    """References in scenarios that do not resolve: rulesets, clauses, units, hexes."""
+    """References in scenarios that do not resolve: rulesets, clauses, units, hexes.
+    (A clause naming a scenario that does not exist is :mod:`harmony.check`'s.)"""
     for sc in sorted(model.scenarios.values(), key=lambda s: (s.file, s.id)):
         _check_one(model, sc, report)
-    for clause in model.clauses.values():
-        for k, sid in enumerate(clause.scenarios or []):
-            if sid not in model.scenarios:
-                report.error(clause.pos("scenarios", k), f"clause {clause.id} names scenario '{sid}', "
-                             "which does not exist", "unresolved-scenario")
 
 
 def _check_one(model: Model, sc: Scenario, report: Report) -> None:
@@ -397,11 +387,3 @@ def _check_one(model: Model, sc: Scenario, report: Report) -> None:
                         err(epath + ("rulings", name, "because", m), f"cites clause '{cid}', which "
                             "does not exist", "unresolved-clause")
 
-
-def _register() -> None:
-    from .check import EXTRA_CHECKS
-    if check_scenarios not in EXTRA_CHECKS:
-        EXTRA_CHECKS.append(check_scenarios)
-
-
-_register()

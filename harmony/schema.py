@@ -16,7 +16,7 @@ import jsonschema
 from jsonschema import Draft202012Validator
 
 from .diagnostics import Report
-from .loader import Document, first_content, plain
+from .yamltree import Document, first_content, plain
 
 SCHEMA_FILE = "harmony.schema.json"
 

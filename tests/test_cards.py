@@ -7,14 +7,17 @@ font and one that fits at no allowed size.
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 from pypdf import PdfReader
 
+import harmony
 from harmony.cards import CardOverflow, collect, fit, render_html, render_pdf
 from harmony.cards.layout import CARD_SIZES, impose
 from harmony.check import check_path
@@ -268,6 +271,19 @@ def test_check_reports_an_overflowing_card_at_its_text(overflowing, capsys):
     assert "opfire.too-long@REV" in found[0].message and "7 pt" in found[0].message
     assert main(["check", str(overflowing)]) == 1
     assert f"overflow.yaml:{line}:" in capsys.readouterr().err
+
+
+def test_check_path_alone_finds_the_overflow(overflowing):
+    """What harmony check reports does not depend on what else was imported: in a fresh
+    interpreter that imports only harmony.check, the card check runs too."""
+    script = ("import sys\nfrom harmony.check import check_path\n"
+              "_, report = check_path(sys.argv[1])\n"
+              "print(sorted(d.code for d in report.errors))\n")
+    env = dict(os.environ, PYTHONPATH=str(Path(harmony.__file__).resolve().parent.parent))
+    done = subprocess.run([sys.executable, "-c", script, str(overflowing)], env=env,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "['card-overflow']"
 
 
 def test_cards_refuses_to_print_an_overflowing_card(overflowing, tmp_path, capsys):

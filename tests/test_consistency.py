@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from harmony.check import EXTRA_CHECKS, check_path
+from harmony import consistency
+from harmony.check import CHECKS, check_path
 from harmony.cli import main
-from harmony.consistency import check_consistency
 from harmony.numbers import numbers_in
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -54,8 +54,12 @@ def test_the_fixture_is_clean(data):
     assert found(data) == []
 
 
-def test_registered_once_in_harmony_check():
-    assert EXTRA_CHECKS.count(check_consistency) == 1
+def test_each_check_of_the_module_is_named_once_in_harmony_check():
+    named = [c.run for c in CHECKS]
+    ours = [f for name, f in vars(consistency).items()
+            if name.startswith("check_") and callable(f) and f.__module__ == consistency.__name__]
+    assert len(ours) >= 6
+    assert all(named.count(f) == 1 for f in ours), [f.__name__ for f in ours if named.count(f) != 1]
 
 
 # ------------------------------------------------------------ prose numbers
@@ -279,6 +283,27 @@ def test_a_ruling_that_cites_a_missing_clause(data):
     assert hits and hits[0].pos.line == line_of(data, "scenarios/mini.yaml", "spotting.gone")
 
 
+@pytest.mark.parametrize("name, old, new, needle, at", [
+    ("spotting.yaml", "    aspect: rule\n", "    aspect: rule\n    scenarios: [nowhere]\n",
+     "nowhere", "nowhere"),
+    ("scenarios/mini.yaml", "clauses: [spotting.rule]", "clauses: [spotting.gone]",
+     "spotting.gone", "spotting.gone"),
+    ("scenarios/mini.yaml", "REV: {value: true, because: [spotting.rule]}",
+     "REV: {value: true, because: [spotting.gone]}", "spotting.gone", "spotting.gone"),
+    ("scenarios/mini.yaml", "rulesets: [PB, REV]", "rulesets: [PB, REV, NOPE]", "NOPE", "NOPE"),
+    ("scenarios/mini.yaml", "rulesets: [PB, REV]", "rulesets: [PB, REV+no-such-option]",
+     "'no-such-option'", "no-such-option"),
+    ("scenarios/mini.yaml", "rulesets: [PB, REV]", "rulesets: [PB]", "'REV'", "REV: {value"),
+])
+def test_each_scenario_problem_is_reported_once(data, name, old, new, needle, at):
+    edit(data, name, old, new)
+    _, report = check_path(data)
+    hits = [d for d in report.diagnostics if needle in d.message]
+    assert len(hits) == 1, "\n".join(map(str, hits))
+    assert hits[0].severity == "error"
+    assert hits[0].pos.line == line_of(data, name, at)
+
+
 # ---------------------------------------------------------------- the command
 
 def test_harmony_check_exits_1_on_drift(data, capsys):
@@ -305,3 +330,74 @@ def test_checks_of_absence_stay_silent_when_something_was_left_out(data):
     got = codes(data)
     assert "schema-unknown-key" in got
     assert "parameter-unset" not in got
+
+
+# ------------------------------------------- one resolver for the checks and the engine
+
+TWO_OPTIONS = {
+    "sources.yaml": """\
+sources:
+  - {key: S, title: A game, author: A, year: 1970, kind: canonical}
+""",
+    "topics.yaml": """\
+topics:
+  - id: fire
+    title: Fire
+    summary: Firing.
+    order: 1
+    sources: [S]
+    aspects:
+      - {id: first, title: First}
+      - {id: second, title: Second}
+""",
+    "parameters.yaml": """\
+parameters:
+  - {name: x.on, type: bool, description: The rule, default: false, requires: [x.needed]}
+  - {name: x.needed, type: bool, description: What the rule needs, default: true}
+""",
+    "fire.yaml": """\
+clauses:
+  - id: fire.first
+    topic: fire
+    aspect: first
+    cells:
+      S:
+        status: optional
+        option: a
+        text: Option a switches the rule on.
+        cite: {source: S, section: A}
+        params: {x.on: true}
+  - id: fire.second
+    topic: fire
+    aspect: second
+    cells:
+      S:
+        status: optional
+        option: b
+        text: Option b switches the rule off and what it needs.
+        cite: {source: S, section: B}
+        params: {x.on: false, x.needed: false}
+""",
+}
+
+
+def test_the_checks_resolve_two_options_as_the_engine_does(tmp_path):
+    """Options a and b both set x.on, differently; with both on, the first cell in file
+    order wins (ruleset.py's precedence): x.on is on while b turns off what it needs.
+    The consistency checks used to resolve it themselves, the last cell winning, and so
+    saw nothing wrong with S+a+b."""
+    from harmony.loader import load
+    from harmony.ruleset import Ruleset
+
+    for name, text in TWO_OPTIONS.items():
+        (tmp_path / name).write_text(text, encoding="utf-8")
+    model, report = load(tmp_path)
+    assert not report.errors, report.to_text()
+    both = Ruleset.from_model(model, "S+a+b")
+    assert both["x.on"] is True and both.setting("x.on").cell == "fire.first@S"
+    assert both["x.needed"] is False
+    assert [Ruleset.from_model(model, n)["x.on"] for n in ("S", "S+a", "S+b")] == [False, True, False]
+    off = [d for d in check_path(tmp_path)[1].errors if d.code == "requirement-off"]
+    assert len(off) == 1, off
+    assert "ruleset S+a+b: x.on is on but it requires x.needed" in off[0].message
+    assert off[0].pos.line == line_of(tmp_path, "fire.yaml", "params: {x.on: true}")

@@ -5,15 +5,12 @@
 - :mod:`~harmony.cards.render`: cards to HTML (``templates/cards/``) and PDF (WeasyPrint);
 - :mod:`~harmony.cards.fit`: that each card's text fits, for ``harmony check`` too;
 - :mod:`~harmony.cards.command`: the ``harmony cards`` command.
-
-Importing this package registers the card overflow check with ``harmony check``.
 """
 from __future__ import annotations
 
 from pathlib import Path
 
 from ..model import Model
-from . import fit as _fit  # noqa: F401  (registers the card-overflow check)
 from .collect import CardView, collect, rules_with_cards
 from .fit import Fit, fit
 from .layout import MIN_MARGIN

@@ -28,7 +28,6 @@ from dataclasses import astuple, dataclass
 from importlib import metadata
 from pathlib import Path
 
-from ..check import EXTRA_CHECKS
 from ..diagnostics import Pos, Report
 from ..model import Model
 from .collect import CardView, collect
@@ -277,6 +276,3 @@ def check_cards(model: Model, report: Report) -> None:
         if not result.fits:
             report.error(card_pos(card), overflow_message(card, result, CHECK_SIZE), "card-overflow")
 
-
-if check_cards not in EXTRA_CHECKS:
-    EXTRA_CHECKS.append(check_cards)

@@ -23,8 +23,6 @@ from __future__ import annotations
 
 import functools
 import hashlib
-import importlib
-import importlib.util
 import json
 import os
 import re
@@ -33,8 +31,10 @@ from pathlib import Path
 
 import jinja2
 
-from ..model import Model
+from .. import cards, diff, scenario
+from ..model import Citation, Model
 from . import views
+from .figures import scenario_figures
 
 ROOT = Path(__file__).resolve().parent.parent.parent
 TEMPLATES = ROOT / "templates" / "site"
@@ -75,21 +75,8 @@ def environment() -> jinja2.Environment:
     return env
 
 
-# ------------------------------------------------------------------ optional parts
-def optional_module(name: str):
-    """A module of the package if it exists (another helper's optional part), else None."""
-    if importlib.util.find_spec(name) is None:
-        return None
-    return importlib.import_module(name)
-
-
-def scenario_module():
-    return optional_module("harmony.scenario")
-
-
 # ------------------------------------------------------------------ scenarios
 def scenario_view(model: Model, sid: str) -> dict:
-    from .figures import scenario_figures
     sc = model.scenarios[sid]
     d = sc.data
     rulesets = list(d.get("rulesets") or [])
@@ -98,18 +85,12 @@ def scenario_view(model: Model, sid: str) -> dict:
             "cite": views.cite_view(model, _cite(d["cite"])) if isinstance(d.get("cite"), dict) else None,
             "clauses": [c for c in d.get("clauses") or [] if isinstance(c, str) and ID.match(c)],
             "used_by": sorted(c.id for c in model.clauses.values() if sid in c.scenarios),
-            "rulesets": rulesets, "figures": scenario_figures(sc), "matrix": None,
-            "engine": False}
-    mod = scenario_module()
-    if mod is not None:
-        result = mod.run_scenario(model, sid)
-        view["matrix"] = outcome_matrix(model, result)
-        view["engine"] = True
+            "rulesets": rulesets, "figures": scenario_figures(sc),
+            "matrix": outcome_matrix(model, scenario.run_scenario(model, sid))}
     return view
 
 
 def _cite(d: dict):
-    from ..model import Citation
     return Citation(**{k: v for k, v in d.items() if k in Citation.__dataclass_fields__})
 
 
@@ -201,40 +182,34 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None) -> di
 
 
 def extra_pages(model: Model) -> dict[str, dict]:
-    """Pages of other helpers' optional modules, when those modules exist.
+    """Pages written beside the site: the printable rule cards.
 
-    ``harmony.cards.render_html(model)``: the printable rule cards, a standalone
-    HTML page written beside the site and linked from a page of it; with
-    ``harmony.cards.pdf_html`` the same cards as the PDF ``harmony cards``
-    prints by default (``pdf``: its file, its HTML, and the function that prints it).
+    The cards are a standalone HTML page (:func:`harmony.cards.render_html`)
+    linked from a page of the site, and the same cards as the PDF ``harmony
+    cards`` prints by default (``pdf``: its file, its HTML, and the function
+    that prints it), unless a card overflows (``harmony check`` reports it).
     """
     out = {}
-    cards = optional_module("harmony.cards")
-    if cards is not None and hasattr(cards, "render_html"):
-        sets = cards.rules_with_cards(model) if hasattr(cards, "rules_with_cards") else None
-        names = ", ".join(model.sources[k].title for k in sets) if sets else ""
-        out["cards"] = {"title": "Printable rule cards", "file": "print/cards.html",
-                        "html": cards.render_html(model, sets),
-                        "intro": "The rules as short cards, one per cell that has a card, laid "
-                                 "out for printing and cutting"
-                                 + (f": a set for each of {names}." if names else ".")}
-        if hasattr(cards, "pdf_html"):
-            try:
-                html, printed = cards.pdf_html(model, sets)
-            except cards.CardOverflow:   # harmony check has reported it; no PDF then
-                printed = []
-            if printed:
-                out["cards"]["pdf"] = {"file": "print/harmony-cards.pdf", "html": html,
-                                       "write": cards.write_pdf}
+    sets = cards.rules_with_cards(model)
+    names = ", ".join(model.sources[k].title for k in sets) if sets else ""
+    out["cards"] = {"title": "Printable rule cards", "file": "print/cards.html",
+                    "html": cards.render_html(model, sets),
+                    "intro": "The rules as short cards, one per cell that has a card, laid "
+                             "out for printing and cutting"
+                             + (f": a set for each of {names}." if names else ".")}
+    try:
+        html, printed = cards.pdf_html(model, sets)
+    except cards.CardOverflow:   # harmony check has reported it; no PDF then
+        printed = []
+    if printed:
+        out["cards"]["pdf"] = {"file": "print/harmony-cards.pdf", "html": html,
+                               "write": cards.write_pdf}
     return out
 
 
 def change_pages(model: Model) -> dict[str, str]:
-    """The "what changed" pages of ``harmony.diff`` (reST, one per version of a revision),
-    when that module exists: file name -> text."""
-    diff = optional_module("harmony.diff")
-    if diff is None or not hasattr(diff, "version_pages"):
-        return {}
+    """The "what changed" pages of :func:`harmony.diff.version_pages` (reST, one per
+    version of a revision): file name -> text."""
     return dict(sorted(diff.version_pages(model).items()))
 
 

@@ -1,0 +1,99 @@
+"""A YAML file as read: its :class:`Document`, and the round-trip tree's positions and plain data.
+
+The loader (:mod:`harmony.loader`) makes documents; the schema check
+(:mod:`harmony.schema`) and the model (:mod:`harmony.model`) read them.
+
+>>> from ruamel.yaml import YAML
+>>> tree = YAML(typ="rt").load("sources:\\n  - key: PB\\n")
+>>> node_pos("x.yaml", tree, ("sources", 0, "key"))
+Pos(path='x.yaml', line=2, col=10)
+>>> plain(tree)
+{'sources': [{'key': 'PB'}]}
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Iterator
+
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from .diagnostics import Pos, Report
+
+
+@dataclass
+class Document:
+    """One YAML file: its text, its round-trip tree and what went wrong reading it."""
+
+    path: str
+    text: str = ""
+    tree: Any = None
+    report: Report = field(default_factory=Report)
+
+    def pos(self, *path: str | int, key: bool = False) -> Pos:
+        """Position of the value at ``path`` (or of its key with ``key=True``).
+
+        Falls back to the nearest enclosing node that has a position.
+        """
+        return node_pos(self.path, self.tree, path, key=key)
+
+
+def node_pos(file: str, tree: Any, path: tuple, key: bool = False) -> Pos:
+    node, best = tree, Pos(file, 1, 1)
+    if hasattr(node, "lc") and node.lc.line is not None:
+        best = Pos(file, node.lc.line + 1, node.lc.col + 1)
+    for i, step in enumerate(path):
+        last = i == len(path) - 1
+        try:
+            if isinstance(node, CommentedMap) and step in node:
+                line, col = node.lc.key(step) if (key and last) else node.lc.value(step)
+                best = Pos(file, line + 1, col + 1)
+                node = node[step]
+            elif isinstance(node, CommentedSeq) and isinstance(step, int) and 0 <= step < len(node):
+                line, col = node.lc.item(step)
+                best = Pos(file, line + 1, col + 1)
+                node = node[step]
+            else:
+                break
+        except (KeyError, TypeError, AttributeError):
+            break
+    return best
+
+
+def first_content(path: str, text: str) -> Pos:
+    """Where the first thing that is not blank or a comment starts.
+
+    >>> first_content("n.yaml", "# nothing yet\\n\\n  ~\\n")
+    Pos(path='n.yaml', line=3, col=3)
+    """
+    for n, line in enumerate(text.split("\n")):
+        stripped = line.strip()
+        if stripped and not stripped.startswith("#"):
+            return Pos(path, n + 1, len(line) - len(line.lstrip()) + 1)
+    return Pos(path)
+
+
+def plain(node: Any) -> Any:
+    """The round-trip tree as plain dicts, lists and scalars."""
+    if isinstance(node, dict):
+        return {str(k): plain(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [plain(v) for v in node]
+    if isinstance(node, bool) or node is None:
+        return node
+    if isinstance(node, int):
+        return int(node)
+    if isinstance(node, float):
+        return float(node)
+    if isinstance(node, str):
+        return str(node)
+    return str(node)
+
+
+def walk(node: Any, path: tuple = ()) -> Iterator[tuple[tuple, Any]]:
+    yield path, node
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from walk(v, path + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from walk(v, path + (i,))

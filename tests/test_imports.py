@@ -1,0 +1,130 @@
+"""The package's import graph has no cycle.
+
+Every module of ``harmony`` is parsed with :mod:`ast`; every import statement
+counts, at the top of the module or inside a function (an import moved into a
+function to dodge a cycle still makes one). Relative imports are resolved, and
+``from pkg import name`` where ``name`` is a submodule is an import of that
+submodule.
+"""
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parent.parent / "harmony"
+
+
+def modules(root: Path = PACKAGE) -> dict[str, Path]:
+    """Dotted module name -> file, for every module of the package."""
+    out = {}
+    for path in sorted(root.rglob("*.py")):
+        parts = list(path.relative_to(root.parent).with_suffix("").parts)
+        if parts[-1] == "__init__":
+            parts.pop()
+        out[".".join(parts)] = path
+    return out
+
+
+def _package_of(name: str, path: Path) -> str:
+    return name if path.name == "__init__.py" else name.rpartition(".")[0]
+
+
+def imports_of(name: str, path: Path, known: set[str]) -> set[str]:
+    """The package's modules that module ``name`` (at ``path``) imports.
+
+    Importing ``a.b.c`` also runs ``a.b``'s ``__init__`` (an edge to ``a.b``),
+    unless ``a.b`` encloses the importing module: it is then already being
+    imported, as the parent of the importer.
+    """
+    tree = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    own = _package_of(name, path)
+    found: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = own.split(".")
+                base = base[:len(base) - (node.level - 1)]
+                target = ".".join(base + ([node.module] if node.module else []))
+            else:
+                target = node.module or ""
+            for alias in node.names:
+                sub = f"{target}.{alias.name}"
+                found.add(sub if sub in known else target)
+    edges = set()
+    for mod in found:
+        parts = mod.split(".")
+        for i in range(1, len(parts) + 1):
+            parent = ".".join(parts[:i])
+            enclosing = own == parent or own.startswith(parent + ".")
+            if parent in known and (parent == mod or not enclosing):
+                edges.add(parent)
+    return edges - {name}
+
+
+def import_graph(root: Path = PACKAGE) -> dict[str, set[str]]:
+    mods = modules(root)
+    return {name: imports_of(name, path, set(mods)) for name, path in mods.items()}
+
+
+def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
+    """One cycle of ``graph`` as ``[a, b, ..., a]``, or None when it is acyclic.
+
+    >>> find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}})
+    ['a', 'b', 'c', 'a']
+    >>> find_cycle({"a": {"b"}, "b": set()}) is None
+    True
+    """
+    state: dict[str, int] = {}   # 1 on the current path, 2 done
+    path: list[str] = []
+
+    def visit(node: str) -> list[str] | None:
+        state[node] = 1
+        path.append(node)
+        for nxt in sorted(graph.get(node, ())):
+            if state.get(nxt) == 1:
+                return path[path.index(nxt):] + [nxt]
+            if nxt not in state:
+                found = visit(nxt)
+                if found:
+                    return found
+        state[node] = 2
+        path.pop()
+        return None
+
+    for node in sorted(graph):
+        if node not in state:
+            found = visit(node)
+            if found:
+                return found
+    return None
+
+
+def test_the_graph_sees_every_kind_of_import(tmp_path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("def f():\n    from .sub import b\n")
+    (pkg / "sub" / "__init__.py").write_text("")
+    (pkg / "sub" / "b.py").write_text("import pkg.c\n")
+    (pkg / "c.py").write_text("from . import sub\nfrom .sub.b import x\n")
+    (pkg / "sub" / "e.py").write_text("from . import b\nfrom .. import VERSION\n")
+    (pkg / "d.py").write_text("from pkg import a, VERSION\nimport os.path\n")
+    graph = import_graph(pkg)
+    assert graph["pkg.a"] == {"pkg.sub", "pkg.sub.b"}          # inside a function
+    assert graph["pkg.sub.b"] == {"pkg.c"}
+    assert graph["pkg.c"] == {"pkg.sub", "pkg.sub.b"}          # a submodule named in from-import
+    assert graph["pkg.sub.e"] == {"pkg.sub.b", "pkg"}          # relative, one and two levels
+    assert graph["pkg.d"] == {"pkg", "pkg.a"}                  # a name of the package itself
+    cycle = find_cycle(graph)
+    assert cycle[0] == cycle[-1] and sorted(cycle[1:]) == ["pkg.c", "pkg.sub.b"]
+    graph["pkg.sub.b"].clear()
+    assert find_cycle(graph) is None
+
+
+def test_the_package_has_no_import_cycle():
+    graph = import_graph()
+    assert "harmony.check" in graph and "harmony.cards.fit" in graph
+    cycle = find_cycle(graph)
+    assert cycle is None, "import cycle: " + " -> ".join(cycle)
