@@ -72,6 +72,7 @@ from .loader import read_file
 from .markup import iter_marks
 from .model import Cell, Model, Parameter, Source
 from .numbers import Number, numbers_in
+from . import paramtypes
 
 #: statuses whose parameters apply whatever options are on
 STANDING = ("rule", "nil", "not-covered")
@@ -82,40 +83,32 @@ RULESET_KINDS = ("canonical", "revision", "variant")
 
 # ------------------------------------------------------------------ values
 
-def norm(value: Any) -> Any:
-    """A parameter value in a form that compares equal when the rules are equal.
+def norm(value: Any, type: str | None = None) -> Any:
+    """A parameter value in a form that compares equal when the rules are equal (without
+    ``type``, the type the value reads as; see :func:`harmony.paramtypes.norm`).
 
     >>> norm("1/2") == norm("2/4"), norm(1) == norm("1/1"), norm(["C", "A"]) == norm(["A", "C"])
     (True, True, True)
     """
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int):
-        return Fraction(value)
-    if isinstance(value, str) and re.fullmatch(r"\d+/\d+", value) and not value.endswith("/0"):
-        return Fraction(value)
-    if isinstance(value, list):
-        return tuple(sorted(map(str, value)))
-    return value
+    return paramtypes.norm(value, type)
 
 
-def is_on(value: Any) -> bool:
+def is_on(value: Any, type: str | None = None) -> bool:
     """Whether a value switches its rule on (true, non-zero, not 'none', not empty).
 
     >>> [is_on(v) for v in (True, 0, "1/2", "none", [], ["C"], None)]
     [True, False, True, False, False, True, False]
     """
-    v = norm(value)
-    if v is None or v == "none":
-        return False
-    if isinstance(v, (tuple, list)):
-        return bool(v)
-    return bool(v)
+    return paramtypes.is_on(value, type)
 
 
 def shown(value: Any, type: str | None = None) -> str:
-    from .markup import render_value
-    return render_value(value, type)
+    """A parameter value as a reader sees it.
+
+    >>> shown(1, "modifier"), shown(False, "bool")
+    ('+1', 'no')
+    """
+    return paramtypes.render(value, type)
 
 
 # ---------------------------------------------------------------- rulesets
