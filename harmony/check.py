@@ -346,13 +346,12 @@ def _glossary_and_notes(model: Model, report: Report) -> None:
 
 def _parameter(report: Report, p) -> None:
     """A declared parameter: its values, default and reader-facing words fit its type."""
-    if p.type == "enum" and not p.values:
-        report.error(p.pos("type"), f"parameter '{p.name}' of type enum lists its values",
+    problem = paramtypes.values_error(p)
+    if problem:
+        report.error(p.pos("values" if p.values else "type"), f"parameter '{p.name}': {problem}",
                      "parameter-values")
-        return
-    if p.values and p.type not in ("enum", "list"):
-        report.error(p.pos("values"), f"parameter '{p.name}' of type {p.type} takes no values: "
-                     "only enum and list parameters list them", "parameter-values")
+        if not p.values:
+            return
     problem = p.default is not None and param_type_error(p, p.default)
     if problem:
         report.error(p.pos("default"), f"parameter '{p.name}': default {problem}", "parameter-type")

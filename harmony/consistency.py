@@ -229,7 +229,7 @@ def _numeric_params(model: Model, cell: Cell) -> dict[str, list[tuple[str, Any]]
         p = model.parameters.get(name)
         if p is None or isinstance(value, bool) or value is None:
             continue
-        key = {"modifier": "modifier", "fraction": "fraction", "int": "count"}.get(p.type)
+        key = paramtypes.number_kind(p.type)
         if key is None or not isinstance(norm(value), Fraction):
             continue
         kinds[key].append((name, value))

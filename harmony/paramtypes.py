@@ -193,6 +193,10 @@ class ParamType:
     word_key: Callable[[str, Sequence[str]], "tuple[bool, Any]"]
     #: whether ``words:`` keys name items of the list rather than whole values
     per_item: bool = False
+    #: ``values:`` of a parameter of this type: "required", "optional" or "none"
+    values: str = "none"
+    #: the kind of number prose writes a value as (see :mod:`harmony.numbers`), if any
+    number_kind: str | None = None
 
 
 #: Every parameter type, by the name ``parameters.yaml`` gives it.
@@ -200,15 +204,18 @@ TYPES: dict[str, ParamType] = {t.name: t for t in (
     ParamType("bool", "true or false", False,
               _bool_error, _same, _same, bool, _yes_no, _bool_key),
     ParamType("int", "a count: a whole number, 0 or more", True,
-              _count_error, _same, _number, _nonzero, _plain, _count_key),
+              _count_error, _same, _number, _nonzero, _plain, _count_key, number_kind="count"),
     ParamType("modifier", "a die-roll modifier: a whole number, shown with its sign", True,
-              _modifier_error, _same, _number, _nonzero, _signed, _modifier_key),
+              _modifier_error, _same, _number, _nonzero, _signed, _modifier_key,
+              number_kind="modifier"),
     ParamType("fraction", "a share: '1/2' or a whole number", True,
-              _fraction_error, _fraction, _number, _nonzero, _plain, _fraction_key),
+              _fraction_error, _fraction, _number, _nonzero, _plain, _fraction_key,
+              number_kind="fraction"),
     ParamType("enum", "one of the parameter's values", False,
-              _enum_error, _enum, _enum, _enum_on, _plain, _value_key),
+              _enum_error, _enum, _enum, _enum_on, _plain, _value_key, values="required"),
     ParamType("list", "items from the parameter's values", False,
-              _list_error, _items, _sorted_items, bool, _plain, _value_key, per_item=True),
+              _list_error, _items, _sorted_items, bool, _plain, _value_key, per_item=True,
+              values="optional"),
 )}
 
 
@@ -268,6 +275,42 @@ def type_error(type_name: str, value: Any, values: Sequence[str] | None = None) 
     if t is None:
         return None
     return t.error(value, list(values or []))
+
+
+def values_error(param: Any) -> str | None:
+    """Why the parameter's ``values:`` do not suit its type (missing or not taken), or None.
+
+    >>> from types import SimpleNamespace as P
+    >>> values_error(P(type="enum", values=None))
+    'an enum parameter must list its values under values:'
+    >>> values_error(P(type="bool", values=["yes"]))
+    'a bool parameter takes no values: (only enum and list parameters list them)'
+    >>> values_error(P(type="list", values=None)) is None
+    True
+    """
+    t = TYPES.get(param.type)
+    given = bool(getattr(param, "values", None))
+    if t is None:
+        return None
+    if t.values == "required" and not given:
+        article = "an" if t.name[0] in "aeiou" else "a"
+        return f"{article} {t.name} parameter must list its values under values:"
+    if t.values == "none" and given:
+        listed = " and ".join(n for n, x in TYPES.items() if x.values != "none")
+        article = "an" if t.name[0] in "aeiou" else "a"
+        return f"{article} {t.name} parameter takes no values: (only {listed} parameters list them)"
+    return None
+
+
+def number_kind(type_name: str | None) -> str | None:
+    """The kind of number (``modifier``, ``fraction``, ``count``) prose writes a value of
+    ``type_name`` as, or None for types that are not numbers.
+
+    >>> number_kind("int"), number_kind("modifier"), number_kind("bool")
+    ('count', 'modifier', None)
+    """
+    t = TYPES.get(type_name) if type_name else None
+    return t.number_kind if t else None
 
 
 def param_error(param: Any, value: Any) -> str | None:
