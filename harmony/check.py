@@ -14,18 +14,15 @@ from __future__ import annotations
 
 import difflib
 import os
-import re
-from fractions import Fraction
 from typing import Any, Callable, NamedTuple
 
-from . import consistency, scenario
+from . import consistency, paramtypes, scenario
 from .cards.fit import check_cards
 from .diagnostics import Pos, Report
 from .loader import load
 from .markup import marks
 from .model import Cell, Citation, Model
 
-FRACTION = re.compile(r"^\d+/\d+$")
 
 
 def check_path(path: str | os.PathLike) -> tuple[Model, Report]:
@@ -276,7 +273,8 @@ def _cell(model: Model, report: Report, cell: Cell, src) -> None:
 
 
 def param_type_error(param, value) -> str | None:
-    """Why ``value`` does not fit parameter ``param``, or None.
+    """Why ``value`` does not fit parameter ``param``, or None (the type table
+    :mod:`harmony.paramtypes` decides).
 
     >>> from harmony.model import Parameter
     >>> param_type_error(Parameter(name="x", type="fraction"), "1/2") is None
@@ -284,30 +282,7 @@ def param_type_error(param, value) -> str | None:
     >>> param_type_error(Parameter(name="x", type="enum", values=["a"]), "b")
     "'b' is not one of: a"
     """
-    t = param.type
-    if t == "bool":
-        return None if isinstance(value, bool) else f"expected true or false, found {value!r}"
-    if t in ("int", "modifier"):
-        ok = isinstance(value, int) and not isinstance(value, bool)
-        return None if ok else f"expected a whole number, found {value!r}"
-    if t == "fraction":
-        if isinstance(value, int) and not isinstance(value, bool) and value >= 0:
-            return None
-        if isinstance(value, str) and FRACTION.match(value) and Fraction(value) >= 0 \
-                and int(value.split("/")[1]) != 0:
-            return None
-        return f"expected a fraction such as '1/2' (or a whole number), found {value!r}"
-    if t == "enum":
-        if value is None and "none" in (param.values or []):
-            return None
-        return None if value in (param.values or []) else \
-            f"{value!r} is not one of: {', '.join(param.values or [])}"
-    if t == "list":
-        if not isinstance(value, list):
-            return f"expected a list, found {value!r}"
-        bad = [v for v in value if param.values and v not in param.values]
-        return f"{bad[0]!r} is not one of: {', '.join(param.values)}" if bad else None
-    return None
+    return paramtypes.param_error(param, value)
 
 
 def _param(model: Model, report: Report, cell: Cell, name: str, value) -> None:
@@ -372,13 +347,26 @@ def _glossary_and_notes(model: Model, report: Report) -> None:
             _cite(model, report, n.cite)
         _text_marks(model, report, n, ("text", n.text))
     for p in model.parameters.values():
-        if p.type in ("enum",) and not p.values:
-            report.error(p.pos("type"), f"parameter '{p.name}' of type enum lists its values",
-                         "parameter-values")
-        elif p.default is not None and param_type_error(p, p.default):
-            report.error(p.pos("default"), f"parameter '{p.name}': default "
-                         f"{param_type_error(p, p.default)}", "parameter-type")
+        _parameter(report, p)
 
+
+def _parameter(report: Report, p) -> None:
+    """A declared parameter: its values, default and reader-facing words fit its type."""
+    problem = paramtypes.values_error(p)
+    if problem:
+        report.error(p.pos("values" if p.values else "type"), f"parameter '{p.name}': {problem}",
+                     "parameter-values")
+        if not p.values:
+            return
+    problem = p.default is not None and param_type_error(p, p.default)
+    if problem:
+        report.error(p.pos("default"), f"parameter '{p.name}': default {problem}", "parameter-type")
+    raw = p.node.get("words") if isinstance(p.node, dict) else None
+    for key in (raw if isinstance(raw, dict) else p.words or {}):
+        problem = paramtypes.word_key_error(p, str(key))
+        if problem:
+            report.error(p.pos("words", key, key=True), f"parameter '{p.name}': {problem}",
+                         "parameter-words")
 
 
 class Check(NamedTuple):

@@ -65,9 +65,10 @@ from typing import Any, Iterable
 
 from .diagnostics import Pos, Report
 from .loader import read_file
-from .markup import iter_marks, render_value
+from .markup import iter_marks
 from .model import Cell, Model, Source
 from .numbers import Number, numbers_in
+from . import paramtypes
 from .ruleset import OPTIONAL, Ruleset, base_chain, options_of
 
 RULESET_KINDS = ("canonical", "revision", "variant")
@@ -75,39 +76,32 @@ RULESET_KINDS = ("canonical", "revision", "variant")
 
 # ------------------------------------------------------------------ values
 
-def norm(value: Any) -> Any:
-    """A parameter value in a form that compares equal when the rules are equal.
+def norm(value: Any, type: str | None = None) -> Any:
+    """A parameter value in a form that compares equal when the rules are equal (without
+    ``type``, the type the value reads as; see :func:`harmony.paramtypes.norm`).
 
     >>> norm("1/2") == norm("2/4"), norm(1) == norm("1/1"), norm(["C", "A"]) == norm(["A", "C"])
     (True, True, True)
     """
-    if isinstance(value, bool) or value is None:
-        return value
-    if isinstance(value, int):
-        return Fraction(value)
-    if isinstance(value, str) and re.fullmatch(r"\d+/\d+", value) and not value.endswith("/0"):
-        return Fraction(value)
-    if isinstance(value, list):
-        return tuple(sorted(map(str, value)))
-    return value
+    return paramtypes.norm(value, type)
 
 
-def is_on(value: Any) -> bool:
+def is_on(value: Any, type: str | None = None) -> bool:
     """Whether a value switches its rule on (true, non-zero, not 'none', not empty).
 
     >>> [is_on(v) for v in (True, 0, "1/2", "none", [], ["C"], None)]
     [True, False, True, False, False, True, False]
     """
-    v = norm(value)
-    if v is None or v == "none":
-        return False
-    if isinstance(v, (tuple, list)):
-        return bool(v)
-    return bool(v)
+    return paramtypes.is_on(value, type)
 
 
 def shown(value: Any, type: str | None = None) -> str:
-    return render_value(value, type)
+    """A parameter value as a reader sees it.
+
+    >>> shown(1, "modifier"), shown(False, "bool")
+    ('+1', 'no')
+    """
+    return paramtypes.render(value, type)
 
 
 # ---------------------------------------------------------------- rulesets
@@ -174,7 +168,7 @@ def _numeric_params(model: Model, cell: Cell) -> dict[str, list[tuple[str, Any]]
         p = model.parameters.get(name)
         if p is None or isinstance(value, bool) or value is None:
             continue
-        key = {"modifier": "modifier", "fraction": "fraction", "int": "count"}.get(p.type)
+        key = paramtypes.number_kind(p.type)
         if key is None or not isinstance(norm(value), Fraction):
             continue
         kinds[key].append((name, value))

@@ -470,6 +470,9 @@ class Game:
         if not self.map.terrain(h).concealing:
             return why
         rule = why.p("spot.mover-in-los")
+        if rule not in ("none", "entering", "whole-move"):
+            raise EngineError(f"spot.mover-in-los: unknown value {rule!r} "
+                              "(the engine knows none, entering, whole-move)")
         seen = False
         if mv.mode == "revealed":
             if why.p("spot.revealed-movement"):
@@ -604,8 +607,11 @@ class Game:
                 else:
                     groups.append([f.id])
             groups += [sorted(ids) for ids in by_hex.values()]
-        else:
+        elif combine == "none":
             groups = [[f.id] for f in candidates]
+        else:
+            raise EngineError(f"opfire.combine: unknown value {combine!r} "
+                              "(the engine knows none, any, adjacent-hex)")
         value = [{"firers": g, "drm": drm} for g in sorted(groups)]
         return why.ruling(value, "open")
 
@@ -704,6 +710,10 @@ class Game:
             return Ruling(False, open_.reasons, open_.settings, f"not open: {open_.detail}")
         why = Why(self.rules)
         why.add(open_)
+        after = why.p("opfire.firer-after")
+        if after not in ("inverted", "opportunity-counter"):
+            raise EngineError(f"opfire.firer-after: unknown value {after!r} "
+                              "(the engine knows inverted, opportunity-counter)")
         if back != t.hex:           # take the mover back along its path
             k = max(i for i, e in enumerate(mv.entries) if e.hex == label(back))
             mv.entries = mv.entries[:k + 1]
@@ -714,7 +724,6 @@ class Game:
             self.log.append(f"{t.id} taken back to {label(back)}")
             if finished:            # its move is open again, from the hex it was taken back to
                 self.move, self.retrace_move = mv, None
-        after = why.p("opfire.firer-after")
         self._attack_mover(t, mv, result)
         self.opfire_on[t.id] = self.opfire_on.get(t.id, 0) + 1
         for fid in firers:
@@ -722,7 +731,7 @@ class Game:
             self.opfire_by[fid] = self.opfire_by.get(fid, 0) + 1
             if after == "inverted":
                 f.face_up = False
-            else:
+            elif after == "opportunity-counter":
                 f.markers.add("opportunity-fire")
             self.setup_opfire.discard(fid)
             keep = self.state_why.setdefault(fid, Why(self.rules))

@@ -18,6 +18,8 @@ import re
 from dataclasses import dataclass
 from typing import Any, Iterator
 
+from . import paramtypes
+
 MARK = re.compile(r"\[\[(?P<term>[^\]|]+?)(?:\|(?P<target>[^\]]+?))?\]\]"
                   r"|\[\^(?P<fn>[a-z0-9][a-z0-9.-]*)\]"
                   r"|\{\{\s*(?P<param>[a-z0-9][a-z0-9.-]*)\s*\}\}")
@@ -48,16 +50,13 @@ def iter_marks(text: str) -> Iterator[Mark]:
 
 
 def render_value(value: Any, type: str | None = None) -> str:
-    """A parameter value as a player reads it (die-roll modifiers carry their sign)."""
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, int) and type == "modifier":
-        return f"+{value}" if value > 0 else str(value)
-    if isinstance(value, list):
-        return ", ".join(map(str, value)) if value else "none"
-    if value is None:
-        return "none"
-    return str(value)
+    """A parameter value as a player reads it (die-roll modifiers carry their sign);
+    the rendering of its type in :mod:`harmony.paramtypes`.
+
+    >>> render_value(-1, "modifier"), render_value([], "list"), render_value("whole-move", "enum")
+    ('-1', 'none', 'whole-move')
+    """
+    return paramtypes.render(value, type)
 
 
 def plain_text(text: str | None, params: dict | None = None, types: dict | None = None) -> str:

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import paramtypes
 from .diagnostics import Pos
 from .yamltree import node_pos, plain
 
@@ -170,12 +171,36 @@ class Clause(Located):
 
 @dataclass
 class Parameter(Located):
+    """A typed value the engine reads, with the words readers see it in.
+
+    ``label`` is its short reader-facing name, ``words`` the phrase for some of
+    its values (keys as written in YAML: ``0``, ``true``, ``"1/2"``, an enum
+    value or, for a list, an item), ``key_number`` whether cards print it among
+    their key numbers (unset: its type decides; see :mod:`harmony.paramtypes`).
+
+    >>> p = Parameter(name="opfire.per-target-per-phase", type="int",
+    ...               label="Attacks on one mover, per phase", words={"0": "no limit"})
+    >>> p.phrase(0), p.phrase(2), p.sentence({"PL": 0, "REV": 1})
+    ('no limit', '2', 'Attacks on one mover, per phase: PL no limit, REV 1')
+    """
+
     name: str = ""
     type: str = "bool"
     values: list[str] | None = None
+    label: str | None = None
+    words: dict[str, str] | None = None
+    key_number: bool | None = None
     description: str = ""
     default: Any = None
     requires: list[str] = field(default_factory=list)
+
+    def phrase(self, value: Any) -> str:
+        """One value as readers see it: the parameter's own words, else its type's rendering."""
+        return paramtypes.phrase(self, value)
+
+    def sentence(self, values: dict[str, Any]) -> str:
+        """The label and the value in each ruleset: ``Trucks may spot: PB yes, PL no``."""
+        return paramtypes.sentence(self, values)
 
 
 @dataclass

@@ -40,6 +40,7 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable
 
+from . import paramtypes
 from .model import Cell, Model
 
 #: statuses whose cells apply only when their option is on
@@ -106,12 +107,13 @@ def options_of(model: Model, key: str) -> list[str]:
 
 
 def coerce(type_: str | None, value: Any) -> Any:
-    """A parameter value in the engine's terms (fractions as :class:`Fraction`)."""
-    if type_ == "fraction" and value is not None:
-        return Fraction(value) if not isinstance(value, bool) else value
-    if type_ == "list" and value is None:
-        return []
-    return value
+    """A parameter value in the engine's terms (fractions as :class:`Fraction`), as the
+    type table :mod:`harmony.paramtypes` says.
+
+    >>> coerce("fraction", "1/2"), coerce("list", None), coerce("modifier", -1)
+    (Fraction(1, 2), [], -1)
+    """
+    return paramtypes.coerce(type_, value)
 
 
 @dataclass

@@ -4,16 +4,20 @@ A card shows the card title, the ruleset's badge (its key, short name and
 colour), the card text in plain words (glossary marks shown as their words,
 ``{{ param }}`` marks printed from the cell's own parameters), the key numbers
 (the cell's parameters that a player looks up at the table: die-roll
-modifiers, fractions, counts and a few named yes/no rules, printed from the
-parameter values, never retyped) and the clause id with its permalink.
+modifiers, fractions, counts and the yes/no rules marked ``key-number: true``,
+each under its ``label`` and in its ``words`` from ``parameters.yaml``, printed
+from the parameter values, never retyped) and the clause id with its permalink.
 
 >>> from harmony.model import Parameter
->>> types = {"opfire.drm": Parameter(name="opfire.drm", type="modifier"),
+>>> types = {"opfire.drm": Parameter(name="opfire.drm", type="modifier", label="Die-roll modifier"),
 ...          "opfire.enabled": Parameter(name="opfire.enabled", type="bool"),
-...          "opfire.range-fraction": Parameter(name="opfire.range-fraction", type="fraction")}
+...          "opfire.range-fraction": Parameter(name="opfire.range-fraction", type="fraction",
+...                                             label="Range (share of full)", words={"1": "full"})}
 >>> [(k.label, k.value) for k in key_numbers(
 ...     {"opfire.enabled": True, "opfire.drm": 1, "opfire.range-fraction": "1/2"}, types)]
 [('Die-roll modifier', '+1'), ('Range (share of full)', '1/2')]
+>>> [k.value for k in key_numbers({"opfire.range-fraction": 1}, types)]
+['full']
 >>> permalink("spotting", "spotting.markers")
 'topics/spotting.html#spotting.markers'
 >>> permalink("spotting", "spotting.markers", "https://example.org/harmony")
@@ -24,40 +28,14 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..markup import plain_text, render_value
-from ..model import Cell, Clause, Model
+from .. import paramtypes
+from ..markup import plain_text
+from ..model import Cell, Clause, Model, Parameter
 
 #: Colours of the ruleset badges, given out in the order the sources are declared.
 #: Dark enough for white text, distinct in print and for the common colour blindnesses.
 PALETTE = ("#1f4e79", "#7a2e0e", "#2d6a2e", "#6b2c6b", "#8a6d00", "#1b6b6b", "#5a5a5a",
            "#9c2f4f")
-
-#: Table labels of the parameters a player looks up; others get their name in words.
-LABELS = {
-    "opfire.activation-fraction": "Activation (share of MA)",
-    "opfire.range-fraction": "Range (share of full)",
-    "opfire.drm": "Die-roll modifier",
-    "opfire.per-firer-per-phase": "Attacks per firer, per phase",
-    "opfire.per-target-per-phase": "Attacks on one mover, per phase",
-    "opfire.overrun-immunity": "Overrunning unit immune",
-    "opfire.retrace": "Declare at any hex passed",
-    "interdiction.drm": "Interdiction modifier",
-    "interdiction.per-target-per-phase": "Interdictions per target, per phase",
-    "interdiction.combine": "Firers may combine",
-    "interdiction.needs-observer": "Needs an observer",
-}
-#: Parameter types that are key numbers in their own right.
-KEY_TYPES = ("modifier", "fraction", "int")
-#: The few yes/no parameters worth a line in the key numbers.
-KEY_BOOLS = ("opfire.overrun-immunity", "opfire.retrace", "interdiction.combine",
-             "interdiction.needs-observer")
-#: Values that the parameter's description gives a meaning in words ("0 for no limit").
-WORDS = {
-    "opfire.activation-fraction": {0: "none"},
-    "opfire.range-fraction": {1: "full"},
-    "opfire.per-target-per-phase": {0: "no limit"},
-}
-
 
 @dataclass(frozen=True)
 class KeyNumber:
@@ -90,30 +68,28 @@ class CardView:
         return [" ".join(p.split()) for p in self.text.split("\n\n") if p.strip()]
 
 
-def label(name: str) -> str:
-    """A parameter's label on a card.
+def label(param: Parameter) -> str:
+    """A parameter's label on a card: its ``label`` in parameters.yaml, else its name in words.
 
-    >>> label("opfire.drm"), label("spot.some-new-count")
-    ('Die-roll modifier', 'Some new count')
+    >>> label(Parameter(name="opfire.drm", label="Die-roll modifier"))
+    'Die-roll modifier'
+    >>> label(Parameter(name="spot.some-new-count"))
+    'Some new count'
     """
-    if name in LABELS:
-        return LABELS[name]
-    words = name.rsplit(".", 1)[-1].replace("-", " ")
-    return words[:1].upper() + words[1:]
+    return paramtypes.label(param)
 
 
-def key_numbers(params: dict[str, Any], parameters: dict) -> list[KeyNumber]:
-    """The cell's parameters worth a line in the key numbers, in the cell's order."""
+def key_numbers(params: dict[str, Any], parameters: dict[str, Parameter]) -> list[KeyNumber]:
+    """The cell's parameters that cards print among the key numbers, in the cell's order,
+    each with its label and value in the words of ``parameters.yaml``."""
     out: list[KeyNumber] = []
     if not isinstance(params, dict):
         return out
     for name, value in params.items():
         p = parameters.get(name)
-        ptype = p.type if p is not None else None
-        if ptype in KEY_TYPES and not isinstance(value, bool) or (ptype == "bool" and name in KEY_BOOLS):
-            words = WORDS.get(name, {})
-            shown = words.get(value) if isinstance(value, (int, str)) else None
-            out.append(KeyNumber(name, label(name), shown or render_value(value, ptype)))
+        if p is None or not paramtypes.is_key_number(p) or paramtypes.param_error(p, value):
+            continue
+        out.append(KeyNumber(name, label(p), p.phrase(value)))
     return out
 
 
