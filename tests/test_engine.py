@@ -574,7 +574,7 @@ def test_aiw_spotted_counter_goes_on_when_the_owners_movement_phase_ends(model):
     g.end_phase()                                   # it ends: the counter goes on
     assert (g.side, g.phase) == ("German", "fire")
     r = g.markers("g")
-    assert r.value == ["spotted"] and r.detail == ""
+    assert r.value == ["spotted"] and r.detail == "spotted marker placed by spotting.recording"
     cites(model, r, "spotting.recording")
     assert r.settings["spot.markers-end-of-movement"].cell == "spotting.recording@AIW"
     assert g.unit("g").face_up                      # turned up after the counter went on
