@@ -850,7 +850,7 @@ class Game:
                         before = u.unmark(*SPOTTED_MARKERS)
                         m = before[-1].turned("spotted", turns.ruling("spotted"))
                         for other in before[:-1]:
-                            m = Marker(m.kind, m.placed, m.kept + other.rulings())
+                            m = Marker(m.kind, m.placed, m.kept + other.rulings(), m.was)
                         u.place(m)
         i = self.sides.index(ending)
         self.side = self.sides[(i + 1) % len(self.sides)]

@@ -345,21 +345,24 @@ def _check_one(model: Model, sc: Scenario, report: Report) -> None:
         err(sc.pos("start", "side"), f"no unit belongs to side '{d['start']['side']}' "
             f"(sides: {', '.join(sorted(sides))})", "unresolved-side")
 
+    parsed = steps_of(sc)
+    report.diagnostics.extend(parsed.problems)
+    flagged = {d.pos for d in parsed.problems}      # one problem, one diagnostic
+
     def unit(w: Word) -> None:
-        if w not in units:
+        if w not in units and w.pos not in flagged:
             err(w.pos, f"names unit '{w}', which is not one of the scenario's units "
                 f"({', '.join(units)})", "unresolved-unit")
 
     def hex_(w: Word) -> Hex | None:
+        if w.pos in flagged:
+            return None
         try:
             return hexmap.hex(w)
         except MapError as e:
             err(w.pos, str(e), "scenario-hex")
             return None
 
-    parsed = steps_of(sc)
-    for problem in parsed.problems:
-        report.diagnostics.append(problem)
     where = {uid: u["at"] for uid, u in units.items()}
     for step in parsed.steps:
         match step.action:

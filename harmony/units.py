@@ -52,8 +52,9 @@ class Marker:
 
     ``placed`` is the ruling of the rule that put it on (``None``: the
     scenario's set-up did, no clause's doing); ``kept`` holds the rulings of
-    the rules since applied that left it on (or, for a marker turned over,
-    the history of the side it was before).
+    the rules since applied that left it on; ``was`` is the marker it was
+    before a rule turned it over (an opportunity spotted marker turned to its
+    spotted side), with its own reasons.
 
     >>> from harmony.ruleset import Ruleset
     >>> from harmony.rulings import Why
@@ -70,6 +71,7 @@ class Marker:
     kind: str
     placed: Ruling | None = None
     kept: tuple[Ruling, ...] = ()
+    was: "Marker | None" = None
 
     def __post_init__(self) -> None:
         if self.kind not in MARKERS:
@@ -90,11 +92,13 @@ class Marker:
 
     @property
     def reasons(self) -> list[str]:
-        """Every clause behind the marker: placing it and keeping it on."""
-        return sorted(set(self.placed_by) | set(self.kept_by))
+        """Every clause behind the marker: placing it, keeping it on, and what it was before."""
+        return sorted({c for r in self.rulings() for c in r.reasons})
 
     def rulings(self) -> tuple[Ruling, ...]:
-        return ((self.placed,) if self.placed is not None else ()) + self.kept
+        """Every ruling behind the marker, its earlier side's included."""
+        return (((self.placed,) if self.placed is not None else ()) + self.kept
+                + (self.was.rulings() if self.was is not None else ()))
 
     def ruling(self) -> Ruling:
         """One ruling holding every parameter consulted to place and keep the marker."""
@@ -105,22 +109,26 @@ class Marker:
 
     def keep(self, ruling: Ruling) -> "Marker":
         """The same marker, left on by one more rule."""
-        return Marker(self.kind, self.placed, self.kept + (ruling,))
+        return Marker(self.kind, self.placed, self.kept + (ruling,), self.was)
 
     def turned(self, kind: str, ruling: Ruling) -> "Marker":
-        """The marker turned over to its side ``kind`` by a rule; what it was stays in its history."""
-        return Marker(kind, ruling, self.rulings())
+        """The marker turned over to its side ``kind`` by a rule; what it was stays in ``was``."""
+        return Marker(kind, ruling, (), self)
 
     def describe(self) -> str:
         noun = "counter" if self.kind == "opportunity-fire" else "marker"
         who = "the set-up" if self.by_setup else ", ".join(self.placed_by) or "a default (no clause)"
         text = f"{self.kind} {noun} placed by {who}"
+        if self.was is not None:
+            who = "the set-up" if self.was.by_setup else ", ".join(self.was.reasons)
+            text = (f"{self.kind} {noun} turned over by {', '.join(self.placed_by)} from "
+                    f"{self.was.kind} (by {who})")
         return text + (f", kept by {', '.join(self.kept_by)}" if self.kept_by else "")
 
     def as_data(self) -> dict:
         """Plain data for snapshots: the kind and the clauses behind it."""
         return {"kind": self.kind, "set-up": self.by_setup, "placed-by": self.placed_by,
-                "kept-by": self.kept_by}
+                "kept-by": self.kept_by, "was": self.was.as_data() if self.was is not None else None}
 
 
 @dataclass
