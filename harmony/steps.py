@@ -253,6 +253,8 @@ class Los(Ask):
         return self.between
 
 
+_UNIT_ASKS: dict[str, type[UnitAsk]] = {c.kind: c for c in (Spotted, OpFire, Interdiction, Markers,
+                                                             Where, Dispersal, Face)}
 #: every kind of question, by the key that names it in ``ask``
 ASKS: dict[str, type[Ask]] = {c.kind: c for c in (Spotted, CanFire, OpFire, Interdiction, Markers,
                                                   Los, Where, Dispersal, Face)}
@@ -381,8 +383,9 @@ class _Reader:
     def words(self, v: Any, path: tuple, what: str, least: int = 1, most: int | None = None,
               **kw) -> tuple[Word, ...] | None:
         if not isinstance(v, list) or len(v) < least or (most is not None and len(v) > most):
-            count = (f"exactly {least}" if most == least else f"at least {least}")
-            self.problem(path, f"{what} is a list of {count}, not {_what(v) if not isinstance(v, list) else f'{len(v)}'}")
+            count = f"exactly {least}" if most == least else f"at least {least}"
+            got = f"{len(v)}" if isinstance(v, list) else _what(v)
+            self.problem(path, f"{what} is a list of {count}, not {got}")
             return None
         out, ok = [], True
         for k, x in enumerate(v):
@@ -465,7 +468,8 @@ class _Reader:
             attacks = self.attacks(d["attacks"], path + ("attacks",), what, hexes)
         if hexes and mode is not None:
             self.path_shape(hexes, mode, path + ("path",), what)
-        if None in (unit, hexes, mode, mp, attacks) or ("overrun" in d and overrun is None):
+        if (unit is None or hexes is None or mode is None or mp is None or attacks is None
+                or ("overrun" in d and overrun is None)):
             return None
         return Move(unit=unit, path=hexes, mode=mode, mp=mp, overrun=overrun,
                     attacks=tuple(attacks), pos=self.pos(path))
@@ -515,7 +519,8 @@ class _Reader:
                 self.problem(p + ("at",), f"{aw} is at {at}, which is not in the path",
                              "scenario-path")
                 at = None
-            if None in (at, result, firers) or ("interdiction" in a and inter is None):
+            if (at is None or result is None or firers is None
+                    or ("interdiction" in a and inter is None)):
                 ok = False
                 continue
             out.append(Attack(at=at, result=result, opfire=firers, interdiction=inter,
@@ -543,7 +548,7 @@ class _Reader:
         units = self.words(d["units"], path + ("units",), f"the firing units of {what}", pattern=ID)
         target = self.word(d["target"], path + ("target",), f"the target of {what}", ID)
         result = self.word(d["result"], path + ("result",), f"the result of {what}", choices=RESULTS)
-        if None in (units, target, result):
+        if units is None or target is None or result is None:
             return None
         return Fire(units=units, target=target, result=result, pos=self.pos(path))
 
@@ -559,7 +564,7 @@ class _Reader:
         question = self.text(d["question"], path + ("question",), f"the question of {what}")
         ask = self.ask(d["ask"], path + ("ask",), what, action)
         rulings = self.rulings(d["rulings"], path + ("rulings",), what, ask)
-        if None in (question, ask, rulings):
+        if question is None or ask is None or rulings is None:
             return None
         return Expectation(index=j, question=question, ask=ask, rulings=rulings, pos=self.pos(path))
 
@@ -588,7 +593,7 @@ class _Reader:
                 at = None
             ok = ok and at is not None
         p = path + (kind,)
-        common = {"at": at, "pos": self.pos(path)}
+        pos = self.pos(path)
         ask: Ask | None = None
         if kind == "can-fire":
             if "target" not in d:
@@ -597,20 +602,21 @@ class _Reader:
             firers = self.words(d[kind], p, f"the firers of {what}", pattern=ID)
             target = self.word(d["target"], path + ("target",), f"the target of {what}", ID)
             if firers is not None and target is not None:
-                ask = CanFire(firers=firers, target=target, **common)
+                ask = CanFire(firers=firers, target=target, at=at, pos=pos)
         elif kind == "los":
             hexes = self.words(d[kind], p, f"the hexes of {what}", least=2, most=2, hex_=True)
             if hexes is not None:
-                ask = Los(between=(hexes[0], hexes[1]), **common)
+                ask = Los(between=(hexes[0], hexes[1]), at=at, pos=pos)
         else:
             unit = self.word(d[kind], p, f"the unit of {what}", ID)
             if unit is not None:
                 if kind == "spotted":
-                    by = self.word(d["by"], path + ("by",), f"the side of {what}", SIDE) if "by" in d else None
+                    by = (self.word(d["by"], path + ("by",), f"the side of {what}", SIDE)
+                          if "by" in d else None)
                     if by is not None or "by" not in d:
-                        ask = Spotted(unit=unit, by=by, **common)
+                        ask = Spotted(unit=unit, by=by, at=at, pos=pos)
                 else:
-                    ask = ASKS[kind](unit=unit, **common)
+                    ask = _UNIT_ASKS[kind](unit=unit, at=at, pos=pos)
         return ask if ok else None
 
     def rulings(self, d: Any, path: tuple, what: str, ask: Ask | None) -> tuple[Expected, ...] | None:
