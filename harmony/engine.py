@@ -43,7 +43,7 @@ from .los import Sight, sight
 from .ruleset import Ruleset
 from .rulings import Ruling, Why
 from .terrain import HexMap, MapError
-from .units import RESULTS, Unit
+from .units import RESULTS, SPOTTED_MARKERS, Marker, Unit
 
 PHASES = ("fire", "movement")
 
@@ -127,18 +127,11 @@ class Game:
         #: (firer, mover) -> movement points spent continuously in the firer's LOS
         self.activation: dict[tuple[str, str], int] = {}
         self.activation_why: dict[tuple[str, str], Why] = {}
-        #: unit -> the reasoning that put its marker on
-        self.marker_why: dict[str, Why] = {}
-        #: unit -> the reasoning that last took its spotted marker off
+        #: unit -> the reasoning that last took its spotted marker off (a marker on a unit
+        #: carries its own reasons: :class:`~harmony.units.Marker`)
         self.unmark_why: dict[str, Why] = {}
-        #: unit -> the reasoning that turned it face down or put an opportunity counter on it
+        #: unit -> the reasoning that turned it face down after opportunity fire
         self.state_why: dict[str, Why] = {}
-        #: units whose spotted (or opportunity spotted) marker, or opportunity fire counter,
-        #: was given by the set-up and is still the one the set-up placed
-        self.setup_spotted: set[str] = {u.id for u in self.units.values()
-                                        if u.markers & {"spotted", "opportunity-spotted"}}
-        self.setup_opfire: set[str] = {u.id for u in self.units.values()
-                                       if "opportunity-fire" in u.markers}
         #: every line of sight checked since the last call of take_sights()
         self.sights: list[Sight] = []
         self.log: list[str] = []
@@ -250,8 +243,9 @@ class Game:
             for e in self.enemies_of(u, by):
                 if adjacent(e.hex, u.hex) and self.may_spot(e, why):
                     return True, f"adjacent to {e.id}"
-        if u.markers & {"spotted", "opportunity-spotted"}:
-            why.add(self.marker_why.get(u.id))
+        if u.marked(*SPOTTED_MARKERS):
+            for m in u.markers_of(*SPOTTED_MARKERS):
+                why.add(m.ruling())
             return True, "marked spotted"
         mv = self.move
         if mv is not None and mv.unit == u.id:
@@ -273,21 +267,13 @@ class Game:
             kind = "opportunity-spotted"
         # Spotted while making opportunity fire: the marker shows its opportunity side even
         # when the unit was already marked (the paper prints one on the back of the other).
-        u.markers.discard("opportunity-spotted" if kind == "spotted" else "spotted")
-        u.markers.add(kind)
-        keep = why.child()
-        keep.add(why)
-        self.marker_why[u.id] = keep
+        u.unmark(*SPOTTED_MARKERS)
+        u.place(Marker(kind, why.ruling(kind)))
         self.unmark_why.pop(u.id, None)
-        self.setup_spotted.discard(u.id)
 
     def _remove_marker(self, u: Unit, why: Why | None = None) -> None:
         """Take the spotted marker off; ``why`` is the reasoning that took it off."""
-        had = bool(u.markers & {"spotted", "opportunity-spotted"})
-        u.markers.discard("spotted")
-        u.markers.discard("opportunity-spotted")
-        self.marker_why.pop(u.id, None)
-        self.setup_spotted.discard(u.id)
+        had = u.unmark(*SPOTTED_MARKERS)
         if had and why is not None:
             keep = why.child()
             keep.add(why)
@@ -296,7 +282,7 @@ class Game:
     def _markers_housekeeping(self) -> None:
         """Markers that come off at once: out of every eligible enemy's sight, or out of cover."""
         for u in self.alive():
-            if not u.markers & {"spotted", "opportunity-spotted"}:
+            if not u.marked(*SPOTTED_MARKERS):
                 continue
             why = Why(self.rules)
             if not self.concealing(u) and why.p("spot.marker-off-leaving-concealing"):
@@ -348,7 +334,7 @@ class Game:
                 return why.ruling(False, f"{f.id} may fire only in its own fire phase")
             problem = self._cannot_fire(f, t)
             if problem:
-                why.add(self.state_why.get(f.id))
+                why.add(self._state_why(f))
                 return why.ruling(False, problem)
         side = units[0].side
         if len({f.side for f in units}) > 1:
@@ -491,7 +477,7 @@ class Game:
                 self._place_marker(u, why)
         else:
             mv.moving_spotted = why.ruling(False)
-            if h != old and u.markers & {"spotted", "opportunity-spotted"}:
+            if h != old and u.marked(*SPOTTED_MARKERS):
                 if why.p("spot.marker-off-entering-unspotted"):
                     adjacent_spot = Why(self.rules)
                     if not (adjacent_spot.p("spot.adjacent") and any(
@@ -565,7 +551,7 @@ class Game:
         candidates = []
         for f in self.enemies_of(t):
             if self._firer_problem(f, t, why):
-                why.add(self.state_why.get(f.id))   # e.g. turned face down by an earlier attack
+                why.add(self._state_why(f))   # e.g. turned face down by an earlier attack
                 continue
             if not self.sees(f.hex, t.hex):
                 continue
@@ -729,13 +715,13 @@ class Game:
         for fid in firers:
             f = self.unit(fid)
             self.opfire_by[fid] = self.opfire_by.get(fid, 0) + 1
+            placing = Why(self.rules)
+            placing.settings["opfire.firer-after"] = why.settings["opfire.firer-after"]
             if after == "inverted":
                 f.face_up = False
-            elif after == "opportunity-counter":
-                f.markers.add("opportunity-fire")
-            self.setup_opfire.discard(fid)
-            keep = self.state_why.setdefault(fid, Why(self.rules))
-            keep.settings["opfire.firer-after"] = why.settings["opfire.firer-after"]
+                self.state_why.setdefault(fid, Why(self.rules)).add(placing)
+            else:
+                f.place(Marker("opportunity-fire", placing.ruling("opportunity-fire")))
             self._spot_firer(f, opportunity=True)
         self._markers_housekeeping()
         if mv.entries:
@@ -835,9 +821,8 @@ class Game:
         for u in self.alive():
             if u.side == ending:
                 u.face_up = True
-                u.markers.discard("opportunity-fire")
+                u.unmark("opportunity-fire")
                 self.state_why.pop(u.id, None)
-                self.setup_opfire.discard(u.id)
                 if u.dispersed and u.dispersed_in < self.turn:
                     u.dispersal = "none"
             else:
@@ -846,50 +831,57 @@ class Game:
                     if clears.p("spot.turn-end-clears-movers") and u.movement > 0:
                         self._remove_marker(u, clears)
                     else:   # kept: the housekeeping rule was applied and spared it
-                        self.marker_why.setdefault(u.id, Why(self.rules)).add(clears)
+                        u.place(u.markers["spotted"].keep(clears.ruling("spotted")))
                 if "opportunity-spotted" in u.markers:
                     turns = Why(self.rules)
                     if turns.p("spot.turn-end-promotes-opportunity"):
-                        u.markers.discard("opportunity-spotted")
-                        u.markers.add("spotted")
-                        self.setup_spotted.discard(u.id)    # turned over by the rule
-                        self.marker_why.setdefault(u.id, Why(self.rules)).add(turns)
+                        # turned over by the rule; a spotted marker it also had stays in its history
+                        before = u.unmark(*SPOTTED_MARKERS)
+                        m = before[-1].turned("spotted", turns.ruling("spotted"))
+                        for other in before[:-1]:
+                            m = Marker(m.kind, m.placed, m.kept + other.rulings(), m.was)
+                        u.place(m)
         i = self.sides.index(ending)
         self.side = self.sides[(i + 1) % len(self.sides)]
         self.phase = "fire"
         self.turn += 1
         self._reset_phase()
         for u in self.alive():
-            if u.side == self.side and u.markers & {"spotted", "opportunity-spotted"}:
+            if u.side == self.side and u.marked(*SPOTTED_MARKERS):
                 own = Why(self.rules)
                 if own.p("spot.markers-off-own-fire-phase"):
                     self._remove_marker(u, own)
                 else:
-                    self.marker_why.setdefault(u.id, Why(self.rules)).add(own)
+                    for m in u.markers_of(*SPOTTED_MARKERS):
+                        u.place(m.keep(own.ruling(m.kind)))
         self._markers_housekeeping()
 
     # ------------------------------------------------------------- reading
     def markers(self, uid: str) -> Ruling:
-        """The markers on a unit; the reasons are the clauses that put them there.
+        """The markers on a unit; the reasons are the clauses that put them there and kept them on.
 
-        A marker the scenario's set-up gave is no clause's doing: the ruling's
-        ``detail`` says the set-up placed it.
+        Each marker carries its own reasons (:class:`~harmony.units.Marker`); the
+        ruling's ``detail`` names the clauses behind each one, or says that the
+        scenario's set-up placed it (no clause's doing). With no spotted marker,
+        the reasons are those of the rule that last took it off.
         """
         u = self.unit(uid)
         why = Why(self.rules)
-        notes = []
-        if u.markers & {"spotted", "opportunity-spotted"}:
-            why.add(self.marker_why.get(u.id))
-            if u.id in self.setup_spotted:
-                kinds = " and ".join(m for m in sorted(u.markers) if m != "opportunity-fire")
-                notes.append(f"{kinds} marker placed by the set-up")
-        elif u.id in self.unmark_why:
+        if not u.marked(*SPOTTED_MARKERS) and u.id in self.unmark_why:
             why.add(self.unmark_why[u.id])
-        if "opportunity-fire" in u.markers:
-            why.add(self.state_why.get(u.id))
-            if u.id in self.setup_opfire:
-                notes.append("opportunity-fire counter placed by the set-up")
-        return why.ruling(sorted(u.markers), "; ".join(notes))
+        for m in u.markers_of(*SPOTTED_MARKERS, "opportunity-fire"):
+            why.add(m.ruling())
+        return why.ruling(sorted(u.markers), "; ".join(m.describe() for m in
+                                                      u.markers_of(*sorted(u.markers))))
+
+    def _state_why(self, u: Unit) -> Why:
+        """What put a unit in a state that bars it from firing: turned face down after
+        opportunity fire, or its opportunity fire counter."""
+        why = Why(self.rules)
+        why.add(self.state_why.get(u.id))
+        for m in u.markers_of("opportunity-fire"):
+            why.add(m.ruling())
+        return why
 
     def where(self, uid: str) -> str:
         u = self.unit(uid)

@@ -1,12 +1,14 @@
 """Scenarios: play a scenario file under each of its rulesets and compare rulings.
 
 The format is described in ``site/scenarios.rst`` and, exactly, by the
-``scenario`` definition of the JSON Schema. :func:`run_scenario` plays a
-scenario of a loaded model under every ruleset it names and returns a
-:class:`ScenarioResult`: one :class:`RulingRow` per expected ruling (with the
-engine's answer, its reasons and where the expectation is in the YAML), and
-per-step snapshots for diagrams. :func:`check_scenarios` (run by
-``harmony check``) finds references that do not resolve, with positions.
+``scenario`` definition of the JSON Schema. The steps are read once, into the
+typed values of :mod:`harmony.steps`; this module plays them.
+:func:`run_scenario` plays a scenario of a loaded model under every ruleset it
+names and returns a :class:`ScenarioResult`: one :class:`RulingRow` per
+expected ruling (with the engine's answer, its reasons and where the
+expectation is in the YAML), and per-step snapshots for diagrams.
+:func:`check_scenarios` (run by ``harmony check``) reports malformed
+steps and references that do not resolve, with positions.
 
 Public API (kept stable for the site and diff tools):
 
@@ -16,7 +18,8 @@ Public API (kept stable for the site and diff tools):
   (``{ruleset: [step snapshot, ...]}``), ``.map`` (plain map data),
   ``.errors`` (diagnostics from playing), ``.ok``
 * ``RulingRow``: ``step``, ``question``, ``ruleset``, ``expected``,
-  ``actual``, ``expected_reasons``, ``reasons``, ``ok``, ``pos``, ``detail``
+  ``actual``, ``expected_reasons``, ``reasons``, ``ok``, ``pos``, ``detail``,
+  ``ask`` (the :class:`harmony.steps.Ask`)
 
 A step snapshot is plain data::
 
@@ -25,7 +28,10 @@ A step snapshot is plain data::
      "fire": {...}, "sights": [{"from", "to", "clear", "lines", "blocked-by"}],
      "turn": 1, "side": "German", "phase": "movement",
      "units": [{"id", "name", "side", "kind", "class", "at", "face", "dispersal",
-                "markers", "loaded-in"}], "log": ["..."]}
+                "markers", "marker-reasons", "loaded-in"}], "log": ["..."]}
+
+A step that cannot be played (an order the engine refuses) is an error at
+the position of the value at fault (the hex of the path, the unit ...).
 """
 from __future__ import annotations
 
@@ -34,14 +40,13 @@ from typing import Any
 
 from .diagnostics import Diagnostic, Pos, Report
 from .engine import EngineError, Game
-from .hexgrid import adjacent, is_label, parse_label
+from .hexgrid import Hex, adjacent
 from .model import Model, Scenario
 from .ruleset import Ruleset, RulesetError
 from .rulings import Ruling
+from .steps import (Ask, CanFire, Dispersal, End, Expectation, Face, Fire, Interdiction, Los,
+                    Markers, Move, OpFire, ParsedSteps, Spotted, Step, Where, Word, steps_of)
 from .terrain import HexMap, MapError
-
-ASK_KINDS = ("spotted", "can-fire", "opfire", "interdiction", "markers", "los", "where",
-             "dispersal", "face")
 
 
 @dataclass
@@ -58,11 +63,11 @@ class RulingRow:
     ok: bool
     pos: Pos
     detail: str = ""
-    ask: dict = field(default_factory=dict)
+    ask: Ask | None = None
 
     def explain(self) -> str:
         """A failure message for humans."""
-        lines = [f"{self.pos}: step {self.step}, {self.ruleset}: {self.question}"]
+        lines = [f"{self.pos}: step {self.step + 1}, {self.ruleset}: {self.question}"]
         if self.expected != self.actual:
             lines.append(f"  expected value {self.expected!r}, the engine says {self.actual!r}")
         if sorted(self.expected_reasons) != self.reasons:
@@ -87,6 +92,14 @@ class ScenarioResult:
         return not self.errors and all(r.ok for r in self.rulings)
 
 
+class ScenarioError(Exception):
+    """A step the engine could not play, at the position of the value at fault."""
+
+    def __init__(self, pos: Pos, message: str):
+        super().__init__(message)
+        self.pos, self.message = pos, message
+
+
 def ruleset_for(model: Model, name: str) -> Ruleset:
     """``Ruleset.from_model``, cached on the model itself: the cache lives and dies with
     the model it was computed from, so a model loaded later never sees stale rulesets."""
@@ -100,7 +113,8 @@ def run_scenario(model: Model, scenario_id: str, rulesets: list[str] | None = No
     """Play scenario ``scenario_id`` of ``model`` under each of its rulesets.
 
     ``rulesets`` overrides the scenario's own list (the expectations of other
-    rulesets are then left out).
+    rulesets are then left out). Malformed steps are in ``errors`` (once, not
+    per ruleset); play stops before the first of them.
     """
     sc = model.scenarios.get(scenario_id)
     if sc is None:
@@ -114,12 +128,14 @@ def run_scenario(model: Model, scenario_id: str, rulesets: list[str] | None = No
         path = ("map",) + tuple(getattr(e, "path", ()))
         result.errors.append(Diagnostic(sc.pos(*path), "error", f"scenario {sc.id}: {e}", "scenario-map"))
         return result
+    parsed = steps_of(sc)
+    result.errors.extend(parsed.problems)
     for name in names:
-        _play(model, sc, name, result)
+        _play(model, sc, parsed, name, result)
     return result
 
 
-def _play(model: Model, sc: Scenario, name: str, result: ScenarioResult) -> None:
+def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: ScenarioResult) -> None:
     data = sc.data
     snaps: list[dict] = []
     result.snapshots[name] = snaps
@@ -131,259 +147,256 @@ def _play(model: Model, sc: Scenario, name: str, result: ScenarioResult) -> None
     except (RulesetError, EngineError, MapError) as e:
         result.errors.append(Diagnostic(sc.pos("rulesets"), "error", f"scenario {sc.id}, {name}: {e}",
                                         "scenario-setup"))
-        for i, step in enumerate(data.get("steps", [])):
-            for j, exp in enumerate(step.get("expect") or []):
-                _row(result, sc, name, i, j, exp, None, "the scenario could not be set up")
+        for step in parsed.steps:
+            for exp in step.expect:
+                _row(result, name, step, exp, None, "the scenario could not be set up")
         return
+    bad = parsed.first_bad()
     broken = None
-    for i, step in enumerate(data["steps"]):
-        expects = list(enumerate(step.get("expect") or []))
+    for step in parsed.steps:
+        if broken is None and bad is not None and step.index >= bad:
+            broken = f"step {bad + 1} is malformed"
         if broken is not None:
-            for j, exp in expects:
-                _row(result, sc, name, i, j, exp, None, broken)
+            for exp in step.expect:
+                _row(result, name, step, exp, None, broken)
             continue
         game.take_sights()
-        snap: dict = {"step": i, "note": step.get("note", ""), "log": []}
+        snap: dict = {"step": step.index, "note": step.note, "log": []}
         log_start = len(game.log)
         answered: set[int] = set()
         try:
-            _do_step(game, sc, name, i, step, snap, result, answered)
-        except (EngineError, MapError, ValueError) as e:
-            broken = f"step {i} could not be played: {e}"
-            result.errors.append(Diagnostic(sc.pos("steps", i), "error", f"scenario {sc.id}, "
-                                            f"{name}: {broken}", "scenario-step"))
-            for j, exp in expects:
-                if j not in answered:
-                    _row(result, sc, name, i, j, exp, None, broken)
+            _do_step(game, name, step, snap, result, answered)
+        except ScenarioError as e:
+            broken = f"step {step.index + 1} could not be played: {e.message}"
+            result.errors.append(Diagnostic(e.pos, "error", f"scenario {sc.id}, {name}: {broken}",
+                                            "scenario-step"))
+            for exp in step.expect:
+                if exp.index not in answered:
+                    _row(result, name, step, exp, None, broken)
             continue
-        for j, exp in expects:
-            if j in answered:
+        for exp in step.expect:
+            if exp.index in answered:
                 continue
-            if exp["ask"].get("at") is not None:
-                _row(result, sc, name, i, j, exp, None,
-                     f"the mover never entered {exp['ask']['at']} under {name}")
+            if exp.ask.at is not None:
+                _row(result, name, step, exp, None, f"the mover never entered {exp.ask.at} under {name}")
                 continue
-            _row(result, sc, name, i, j, exp, _ask(game, exp["ask"]))
+            _row(result, name, step, exp, _asked(game, exp.ask))
         snap.update(game.snapshot())
         snap["sights"] = snap.get("sights", []) + [s.as_data() for s in game.take_sights()]
         snap["log"] = game.log[log_start:]
         snaps.append(snap)
 
 
-def _do_step(game: Game, sc: Scenario, name: str, i: int, step: dict, snap: dict,
-             result: ScenarioResult, answered: set[int]) -> None:
+def _at(pos: Pos, call, *args):
+    """``call(*args)``; an order the engine refuses becomes a :class:`ScenarioError` at ``pos``."""
+    try:
+        return call(*args)
+    except (EngineError, MapError, ValueError) as e:
+        raise ScenarioError(pos, str(e)) from None
+
+
+def _asked(game: Game, ask: Ask) -> Ruling:
+    return _at(ask.pos, _ask, game, ask)
+
+
+def _do_step(game: Game, name: str, step: Step, snap: dict, result: ScenarioResult,
+             answered: set[int]) -> None:
     """Play one step; answer the questions asked ``at`` a hex of a move (noted in ``answered``)."""
-    if "move" in step:
-        mv = step["move"]
-        snap["action"] = "move"
-        snap["mover"] = mv["unit"]
-        snap["path"] = []
-        snap["entries"] = []
-        game.begin_move(mv["unit"], mv.get("mode", "normal"), mv.get("overrun"))
-        attacks = list(mv.get("attacks") or [])
-        mps = mv.get("mp") or []
-        for k, where in enumerate(mv["path"]):
-            if game.move is None or game.move.stopped or game.unit(mv["unit"]).eliminated:
-                break
-            entry = game.enter(where, mps[k] if k < len(mps) else None)
-            snap["path"].append(where)
-            for j, exp in enumerate(step.get("expect") or []):
-                if j not in answered and exp["ask"].get("at") == where:
-                    answered.add(j)
-                    _row(result, sc, name, i, j, exp, _ask(game, exp["ask"]))
-            for a in [a for a in attacks if a["at"] == where]:
-                attacks.remove(a)
-                if game.move is None or game.move.stopped:
-                    entry.attacks.append({"refused": "the mover has stopped"})
-                    continue
-                if "opfire" in a:
-                    r = game.opportunity_fire(list(a["opfire"]), a["result"])
-                    if not r.value:
-                        entry.attacks.append({"opfire": list(a["opfire"]), "refused": r.detail})
-                else:
-                    r = game.interdict(a["interdiction"], a["result"])
-                    if not r.value:
-                        entry.attacks.append({"interdiction": a["interdiction"], "refused": r.detail})
-            snap["entries"].append(entry.as_data())
-        game.end_move()
-    elif "fire" in step:
-        f = step["fire"]
-        snap["action"] = "fire"
-        r = game.fire(list(f["units"]), f["target"], f["result"])
-        snap["fire"] = {"units": list(f["units"]), "target": f["target"], "result": f["result"],
-                        "allowed": bool(r.value), "detail": r.detail}
-    elif "end" in step:
-        snap["action"] = "end"
-        snap["end"] = step["end"]
-        if step["end"] == "phase":
-            game.end_phase()
-        else:
-            game.end_turn()
-    else:
-        snap["action"] = "ask"
+    snap["action"] = step.kind
+    match step.action:
+        case Move() as mv:
+            _move(game, name, step, mv, snap, result, answered)
+        case Fire() as f:
+            r = _at(f.pos, game.fire, list(f.units), f.target, f.result)
+            snap["fire"] = {"units": [str(u) for u in f.units], "target": str(f.target),
+                            "result": str(f.result), "allowed": bool(r.value), "detail": r.detail}
+        case End() as e:
+            snap["end"] = str(e.what)
+            _at(e.pos, game.end_phase if e.what == "phase" else game.end_turn)
+        case None:
+            pass
 
 
-def _ask(game: Game, ask: dict) -> Ruling:
-    if "spotted" in ask:
-        return game.spotted(ask["spotted"], ask.get("by"))
-    if "can-fire" in ask:
-        return game.can_fire(list(ask["can-fire"]), ask["target"])
-    if "opfire" in ask:
-        return game.opfire_options(ask["opfire"])
-    if "interdiction" in ask:
-        return game.interdiction_options(ask["interdiction"])
-    if "markers" in ask:
-        return game.markers(ask["markers"])
-    if "los" in ask:
-        a, b = ask["los"]
-        return game.los(a, b)
-    if "where" in ask:
-        return Ruling(game.where(ask["where"]), [])
-    if "dispersal" in ask:
-        u = game.unit(ask["dispersal"])
-        return Ruling("X" if u.eliminated else u.dispersal, [])
-    if "face" in ask:
-        return Ruling("up" if game.unit(ask["face"]).face_up else "down", [])
-    raise EngineError(f"unknown question {sorted(ask)}")
+def _move(game: Game, name: str, step: Step, mv: Move, snap: dict, result: ScenarioResult,
+          answered: set[int]) -> None:
+    snap["mover"] = str(mv.unit)
+    snap["path"] = []
+    snap["entries"] = []
+    _at(mv.unit.pos, game.begin_move, mv.unit, mv.mode, mv.overrun)
+    done: set[int] = set()
+    for k, where in enumerate(mv.path):
+        if game.move is None or game.move.stopped or game.unit(mv.unit).eliminated:
+            break
+        entry = _at(where.pos, game.enter, where, mv.mp_at(k))
+        snap["path"].append(str(where))
+        for exp in step.expect:
+            if exp.index not in answered and exp.ask.at == where:
+                answered.add(exp.index)
+                _row(result, name, step, exp, _asked(game, exp.ask))
+        for n, a in enumerate(mv.attacks):
+            if n in done or a.at != where:
+                continue
+            done.add(n)
+            if game.move is None or game.move.stopped:
+                entry.attacks.append({"refused": "the mover has stopped"})
+                continue
+            if a.opfire:
+                r = _at(a.pos, game.opportunity_fire, list(a.opfire), a.result)
+                if not r.value:
+                    entry.attacks.append({"opfire": [str(f) for f in a.opfire], "refused": r.detail})
+            elif a.interdiction is not None:
+                r = _at(a.pos, game.interdict, a.interdiction, a.result)
+                if not r.value:
+                    entry.attacks.append({"interdiction": str(a.interdiction), "refused": r.detail})
+        snap["entries"].append(entry.as_data())
+    _at(mv.pos, game.end_move)
 
 
-def _row(result: ScenarioResult, sc: Scenario, name: str, i: int, j: int, exp: dict,
-         actual: Ruling | None, why_not: str = "") -> None:
-    ruling = (exp.get("rulings") or {}).get(name)
+def _ask(game: Game, ask: Ask) -> Ruling:
+    """The engine's answer to one question."""
+    match ask:
+        case Spotted():
+            return game.spotted(ask.unit, ask.by)
+        case CanFire():
+            return game.can_fire(list(ask.firers), ask.target)
+        case OpFire():
+            return game.opfire_options(ask.unit)
+        case Interdiction():
+            return game.interdiction_options(ask.unit)
+        case Markers():
+            return game.markers(ask.unit)
+        case Los():
+            return game.los(*ask.between)
+        case Where():
+            return Ruling(game.where(ask.unit), [])
+        case Dispersal():
+            u = game.unit(ask.unit)
+            return Ruling("X" if u.eliminated else u.dispersal, [])
+        case Face():
+            return Ruling("up" if game.unit(ask.unit).face_up else "down", [])
+    raise ScenarioError(ask.pos, f"the engine has no answer to a {ask.kind or type(ask).__name__} "
+                                 "question")
+
+
+def _row(result: ScenarioResult, name: str, step: Step, exp: Expectation, actual: Ruling | None,
+         why_not: str = "") -> None:
+    ruling = exp.ruling(name)
     if ruling is None:
         return
-    pos = sc.pos("steps", i, "expect", j, "rulings", name)
-    expected = ruling.get("value")
-    because = list(ruling.get("because") or [])
+    because = [str(c) for c in ruling.because]
     if actual is None:
-        result.rulings.append(RulingRow(i, exp["question"], name, expected, None, because, [],
-                                        False, pos, why_not, exp["ask"]))
+        result.rulings.append(RulingRow(step.index, exp.question, name, ruling.value, None, because,
+                                        [], False, ruling.pos, why_not, exp.ask))
         return
     value = actual.value
-    ok = value == expected and sorted(because) == actual.reasons
-    result.rulings.append(RulingRow(i, exp["question"], name, expected, value, because,
-                                    list(actual.reasons), ok, pos, actual.detail, exp["ask"]))
+    ok = value == ruling.value and sorted(because) == actual.reasons
+    result.rulings.append(RulingRow(step.index, exp.question, name, ruling.value, value, because,
+                                    list(actual.reasons), ok, ruling.pos, actual.detail, exp.ask))
 
 
 # ------------------------------------------------------------------ checks
 
 def check_scenarios(model: Model, report: Report) -> None:
-    """References in scenarios that do not resolve: rulesets, clauses, units, hexes.
-    (A clause naming a scenario that does not exist is :mod:`harmony.check`'s.)"""
+    """Malformed steps, and references in scenarios that do not resolve: rulesets, clauses,
+    units, sides, hexes. (A clause naming a scenario that does not exist is
+    :mod:`harmony.check`'s.)"""
     for sc in sorted(model.scenarios.values(), key=lambda s: (s.file, s.id)):
         _check_one(model, sc, report)
 
 
 def _check_one(model: Model, sc: Scenario, report: Report) -> None:
     d = sc.data
-    err = lambda path, msg, code: report.error(sc.pos(*path), f"scenario {sc.id}: {msg}", code)  # noqa: E731
+    err = lambda pos, msg, code: report.error(pos, f"scenario {sc.id}: {msg}", code)  # noqa: E731
     names = list(d.get("rulesets") or [])
     for k, name in enumerate(names):
         try:
             Ruleset.from_model(model, name)
         except RulesetError as e:
-            err(("rulesets", k), str(e), "unresolved-ruleset")
+            err(sc.pos("rulesets", k), str(e), "unresolved-ruleset")
     for k, cid in enumerate(d.get("clauses") or []):
         if cid not in model.clauses:
-            err(("clauses", k), f"names clause '{cid}', which does not exist", "unresolved-clause")
+            err(sc.pos("clauses", k), f"names clause '{cid}', which does not exist", "unresolved-clause")
     try:
         hexmap = HexMap.from_data(d["map"])
     except MapError as e:
-        err(("map",) + tuple(e.path), str(e), "scenario-map")
+        err(sc.pos(*(("map",) + tuple(e.path))), str(e), "scenario-map")
         return
     units: dict[str, dict] = {}
     for k, u in enumerate(d.get("units") or []):
         if u["id"] in units:
-            err(("units", k, "id"), f"two units have the id '{u['id']}'", "duplicate-id")
+            err(sc.pos("units", k, "id"), f"two units have the id '{u['id']}'", "duplicate-id")
         units[u["id"]] = u
         for path, text in [(("at",), u["at"])] + [(("registration", r), x) for r, x in
                                                     enumerate(u.get("registration") or [])]:
             try:
                 hexmap.hex(text)
             except MapError as e:
-                err(("units", k) + path, str(e), "scenario-hex")
+                err(sc.pos("units", k, *path), str(e), "scenario-hex")
     for k, u in enumerate(d.get("units") or []):
         if u.get("loaded-in") and u["loaded-in"] not in units:
-            err(("units", k, "loaded-in"), f"unit '{u['id']}' is loaded in '{u['loaded-in']}', "
+            err(sc.pos("units", k, "loaded-in"), f"unit '{u['id']}' is loaded in '{u['loaded-in']}', "
                 "which is not a unit", "unresolved-unit")
     sides = {u["side"] for u in units.values()}
     if d["start"]["side"] not in sides:
-        err(("start", "side"), f"no unit belongs to side '{d['start']['side']}' "
+        err(sc.pos("start", "side"), f"no unit belongs to side '{d['start']['side']}' "
             f"(sides: {', '.join(sorted(sides))})", "unresolved-side")
 
-    def unit(path, uid):
-        if uid not in units:
-            err(path, f"names unit '{uid}', which is not one of the scenario's units "
+    parsed = steps_of(sc)
+    report.diagnostics.extend(parsed.problems)
+    flagged = {d.pos for d in parsed.problems}      # one problem, one diagnostic
+
+    def unit(w: Word) -> None:
+        if w not in units and w.pos not in flagged:
+            err(w.pos, f"names unit '{w}', which is not one of the scenario's units "
                 f"({', '.join(units)})", "unresolved-unit")
 
-    def hex_(path, text):
+    def hex_(w: Word) -> Hex | None:
+        if w.pos in flagged:
+            return None
         try:
-            return hexmap.hex(text)
+            return hexmap.hex(w)
         except MapError as e:
-            err(path, str(e), "scenario-hex")
+            err(w.pos, str(e), "scenario-hex")
             return None
 
     where = {uid: u["at"] for uid, u in units.items()}
-    for i, step in enumerate(d.get("steps") or []):
-        base = ("steps", i)
-        path_hexes: list[str] = []
-        if "move" in step:
-            mv = step["move"]
-            unit(base + ("move", "unit"), mv["unit"])
-            before = where.get(mv["unit"])
-            prev = hex_((), before) if before else None
-            path_hexes = list(mv["path"])
-            mode = mv.get("mode", "normal")
-            for k, text in enumerate(mv["path"]):
-                h = hex_(base + ("move", "path", k), text)
-                if h is None or prev is None:
-                    prev = h if h is not None else prev
-                    continue
-                if mode == "revealed" and h != prev:
-                    err(base + ("move", "path", k), f"revealed movement stays in {before}; the path "
-                        f"names {text}", "scenario-path")
-                elif mode != "revealed" and not adjacent(prev, h):
-                    err(base + ("move", "path", k), f"hex {text} is not adjacent to "
-                        f"{mv['path'][k - 1] if k else before}, the hex before it", "scenario-path")
-                prev = h
-            if mv["path"]:
-                where[mv["unit"]] = mv["path"][-1]
-            if mv.get("overrun"):
-                unit(base + ("move", "overrun"), mv["overrun"])
-            for k, a in enumerate(mv.get("attacks") or []):
-                if a["at"] not in mv["path"]:
-                    err(base + ("move", "attacks", k, "at"), f"attack at {a['at']}, which is not in "
-                        "the path", "scenario-path")
-                for m, f in enumerate(a.get("opfire") or []):
-                    unit(base + ("move", "attacks", k, "opfire", m), f)
-                if "interdiction" in a:
-                    unit(base + ("move", "attacks", k, "interdiction"), a["interdiction"])
-        if "fire" in step:
-            for m, f in enumerate(step["fire"]["units"]):
-                unit(base + ("fire", "units", m), f)
-            unit(base + ("fire", "target"), step["fire"]["target"])
-        for j, exp in enumerate(step.get("expect") or []):
-            epath = base + ("expect", j)
-            ask = exp["ask"]
-            for key in ("spotted", "opfire", "interdiction", "markers", "where", "dispersal", "face",
-                        "target"):
-                if key in ask:
-                    unit(epath + ("ask", key), ask[key])
-            for m, f in enumerate(ask.get("can-fire") or []):
-                unit(epath + ("ask", "can-fire", m), f)
-            for m, text in enumerate(ask.get("los") or []):
-                hex_(epath + ("ask", "los", m), text)
-            if "by" in ask and ask["by"] not in sides:
-                err(epath + ("ask", "by"), f"no unit belongs to side '{ask['by']}'", "unresolved-side")
-            if ask.get("at") is not None and ask["at"] not in path_hexes:
-                err(epath + ("ask", "at"), f"asks at {ask['at']}, which is not a hex of this step's "
-                    "move", "scenario-path")
-            for name, ruling in (exp.get("rulings") or {}).items():
-                if name not in names:
-                    err(epath + ("rulings", name), f"ruling for '{name}', which is not one of the "
+    for step in parsed.steps:
+        match step.action:
+            case Move() as mv:
+                unit(mv.unit)
+                before = where.get(mv.unit)
+                hexes = [hex_(w) for w in mv.path]
+                first = hexes[0]
+                if before is not None and first is not None:
+                    start = hexmap.hex(before)
+                    if mv.mode == "revealed" and first != start:
+                        err(mv.path[0].pos, f"revealed movement stays in {before}; the path names "
+                            f"{mv.path[0]}", "scenario-path")
+                    elif mv.mode != "revealed" and not adjacent(start, first):
+                        err(mv.path[0].pos, f"hex {mv.path[0]} is not adjacent to {before}, the hex "
+                            f"{mv.unit} moves from", "scenario-path")
+                where[mv.unit] = mv.path[-1]
+                if mv.overrun is not None:
+                    unit(mv.overrun)
+                for a in mv.attacks:
+                    for f in a.firers:
+                        unit(f)
+            case Fire() as f:
+                for w in f.units:
+                    unit(w)
+                unit(f.target)
+        for exp in step.expect:
+            for w in exp.ask.units():
+                unit(w)
+            for w in exp.ask.hexes():
+                hex_(w)
+            if isinstance(exp.ask, Spotted) and exp.ask.by is not None and exp.ask.by not in sides:
+                err(exp.ask.by.pos, f"no unit belongs to side '{exp.ask.by}'", "unresolved-side")
+            for ruling in exp.rulings:
+                if ruling.ruleset not in names:
+                    err(ruling.ruleset.pos, f"ruling for '{ruling.ruleset}', which is not one of the "
                         f"scenario's rulesets ({', '.join(names)})", "unresolved-ruleset")
-                for m, cid in enumerate(ruling.get("because") or []):
+                for cid in ruling.because:
                     if cid not in model.clauses:
-                        err(epath + ("rulings", name, "because", m), f"cites clause '{cid}', which "
-                            "does not exist", "unresolved-clause")
+                        err(cid.pos, f"cites clause '{cid}', which does not exist", "unresolved-clause")
 

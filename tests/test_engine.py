@@ -401,6 +401,45 @@ def test_rev_spotted_marker_lifecycle(model):
     cites(model, r, "markers.turn-end")
 
 
+def test_a_marker_names_the_clause_that_placed_it_under_pl_and_rev(model):
+    """Each marker carries its reasons: the cell that placed it is that ruleset's own,
+    the markers ruling names the clauses behind each marker, and so do the snapshots."""
+    for name in ("PL", "REV"):
+        g = new_game(model, name, [gun("g", "A4"), tank("t", "D4")], {"A4": "woods"},
+                     side="Soviet", phase="fire")
+        g.fire(["g"], "t", "none")                  # seen firing from the woods
+        m = g.unit("g").markers["spotted"]
+        assert not m.by_setup and "spotting.recording" in m.placed_by, name
+        assert m.placed.settings["spot.markers"].cell == f"spotting.recording@{name}"
+        assert m.placed.settings["spot.firer-in-los"].cell.endswith(f"@{name}")
+        r = g.markers("g")
+        assert r.detail == f"spotted marker placed by {', '.join(m.placed_by)}"
+        assert r.reasons == m.reasons
+        [data] = g.unit("g").state()["marker-reasons"]
+        assert data["kind"] == "spotted" and data["placed-by"] == m.placed_by
+    # PL: the turn-end housekeeping that spares it is named as keeping it on
+    g = new_game(model, "PL", [gun("g", "A4"), tank("t", "D4")], {"A4": "woods"}, side="Soviet",
+                 phase="fire")
+    g.fire(["g"], "t", "none")
+    g.end_turn()
+    g.end_turn()
+    m = g.unit("g").markers["spotted"]
+    assert m.kept_by == ["markers.turn-end"] and "markers.turn-end" not in m.placed_by
+    assert g.markers("g").detail.endswith(", kept by markers.turn-end")
+    # REV: the opportunity spotted marker, then turned over to its spotted side by its own clause
+    g = new_game(model, "REV", [gun("g", "A4"), tank("t", "D1")], {"A4": "woods"})
+    walk(g, "t", ["D2"])
+    g.opportunity_fire(["g"], "none")
+    placed = g.unit("g").markers["opportunity-spotted"]
+    assert placed.placed.settings["spot.opportunity-marker"].cell == "spotting.recording@REV"
+    g.end_turn()
+    m = g.unit("g").markers["spotted"]
+    assert m.placed_by == ["markers.opportunity-spotted"] and m.was == placed
+    assert set(placed.reasons) <= set(m.reasons) == set(g.markers("g").reasons)
+    assert g.markers("g").detail.startswith("spotted marker turned over by markers.opportunity-spotted "
+                                            "from opportunity-spotted (by ")
+
+
 def test_rev_marker_comes_off_out_of_sight_and_out_of_cover(model):
     hexes = {"D3": "woods", "D4": "woods", "D5": "woods", "C5": "town"}
     g = new_game(model, "REV", [gun("g", "A4"), tank("t", "D2")], hexes)
@@ -574,7 +613,7 @@ def test_aiw_spotted_counter_goes_on_when_the_owners_movement_phase_ends(model):
     g.end_phase()                                   # it ends: the counter goes on
     assert (g.side, g.phase) == ("German", "fire")
     r = g.markers("g")
-    assert r.value == ["spotted"] and r.detail == ""
+    assert r.value == ["spotted"] and r.detail == "spotted marker placed by spotting.recording"
     cites(model, r, "spotting.recording")
     assert r.settings["spot.markers-end-of-movement"].cell == "spotting.recording@AIW"
     assert g.unit("g").face_up                      # turned up after the counter went on

@@ -175,7 +175,7 @@ def test_a_failing_scenario_expectation_names_its_yaml_file_and_line(pytester):
 
     result.assert_outcomes(passed=4, failed=1)
     result.stdout.fnmatch_lines([
-        f"rules_data/scenarios/rev-figure-1.yaml:{line}:*: step 0, REV: Is the Hetzer spotted*",
+        f"rules_data/scenarios/rev-figure-1.yaml:{line}:*: step 1, REV: Is the Hetzer spotted*",
         "*expected value False, the engine says True*",
     ])
     result.stdout.fnmatch_lines(["FAILED *rev-figure-1.yaml::rev-figure-1?REV?*"])

@@ -1,8 +1,8 @@
 """The diagrams of a scenario page: one state per step, drawn by :mod:`harmony.svg`.
 
-States come from the scenario data itself (where the units start, the path
-each move step follows, the attacks declared along it), so the diagrams need
-no engine: the first figure is the set-up, then one per step that moves or
+States come from the scenario itself (where the units start, and the steps
+as :mod:`harmony.steps` reads them: the path each move follows, the attacks
+declared along it), so the diagrams need no engine: the first figure is the set-up, then one per step that moves or
 fires, showing units where the step leaves them.
 
 >>> from harmony.model import Scenario
@@ -10,7 +10,7 @@ fires, showing units where the step leaves them.
 ...     "units": [{"id": "a", "side": "X", "kind": "gun", "at": "A1"},
 ...               {"id": "b", "side": "Y", "kind": "armoured", "at": "C2"}],
 ...     "steps": [{"note": "b moves", "move": {"unit": "b", "path": ["B2", "A2"],
-...                "attacks": [{"at": "B2", "opfire": ["a"]}]}}]})
+...                "attacks": [{"at": "B2", "opfire": ["a"], "result": "none"}]}}]})
 >>> [f["caption"] for f in scenario_figures(sc)]
 ['Set-up', 'Step 1: b moves']
 >>> states(sc)[1]["path"], states(sc)[1]["los"]
@@ -22,6 +22,7 @@ import copy
 
 from .. import svg
 from ..model import Scenario
+from ..steps import Fire, Move, steps_of
 
 
 def _describe(data: dict, units: list[dict], path: list[str]) -> str:
@@ -51,31 +52,30 @@ def states(sc: Scenario) -> list[dict]:
     out = [{"map": d.get("map") or {}, "units": copy.deepcopy(units), "path": [], "los": [],
             "caption": "Set-up", "title": f"{sc.title}: set-up",
             "desc": _describe(d, units, [])}]
-    for i, step in enumerate(d.get("steps") or [], 1):
+    for step in steps_of(sc).steps:
+        i = step.index + 1
         path: list[str] = []
         los: list[list[str]] = []
-        move = step.get("move")
-        fire = step.get("fire")
-        if move:
-            unit = where.get(move.get("unit"))
-            steps = list(move.get("path") or [])
-            path = ([unit["at"]] if unit and unit.get("at") and (not steps or steps[0] != unit["at"])
-                    else []) + steps
-            for att in move.get("attacks") or []:
-                firers = att.get("opfire") or ([att["interdiction"]] if att.get("interdiction") else [])
-                for f in firers:
-                    if f in where and where[f].get("at"):
-                        los.append([where[f]["at"], att.get("at")])
-            if unit and steps:
-                unit["at"] = steps[-1]
-        elif fire:
-            target = where.get(fire.get("target"))
-            for f in fire.get("units") or []:
-                if f in where and target and where[f].get("at") and target.get("at"):
-                    los.append([where[f]["at"], target["at"]])
-        else:
-            continue
-        note = " ".join(str(step.get("note") or "").split())
+        match step.action:
+            case Move() as move:
+                unit = where.get(move.unit)
+                hexes = [str(h) for h in move.path]
+                path = ([unit["at"]] if unit and unit.get("at") and hexes[0] != unit["at"]
+                        else []) + hexes
+                for att in move.attacks:
+                    for f in att.firers:
+                        if f in where and where[f].get("at"):
+                            los.append([where[f]["at"], str(att.at)])
+                if unit:
+                    unit["at"] = hexes[-1]
+            case Fire() as fire:
+                target = where.get(fire.target)
+                for f in fire.units:
+                    if f in where and target and where[f].get("at") and target.get("at"):
+                        los.append([where[f]["at"], target["at"]])
+            case _:
+                continue
+        note = " ".join(step.note.split())
         caption = f"Step {i}" + (f": {note}" if note else "")
         out.append({"map": d.get("map") or {}, "units": copy.deepcopy(units), "path": path, "los": los,
                     "caption": caption, "title": f"{sc.title}: step {i}",
