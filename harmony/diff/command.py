@@ -1,18 +1,26 @@
-"""``harmony diff OLD NEW``: the command's arguments and its run."""
+"""``harmony diff OLD NEW``: the command's arguments and its run.
+
+Exit codes: 0 when the diff was computed (changes or none), 2 for a usage
+error (an unknown revision, a missing folder, a revision outside any git
+repository).
+"""
 from __future__ import annotations
 
 import json
 import sys
+from pathlib import Path
 
 from .compare import diff_models
 from .plain import jsonable
-from .revisions import RULES_DIR, open_side
+from .revisions import RULES_DIR, Side, find_repo, folder_side, revision_side
 from .rst import changes_rst
 from .text import to_text
 
 
 def diff_args(p):
-    p.add_argument("old", help="a git revision (HEAD~3, a tag, a commit) or a rules_data folder")
+    p.add_argument("old", help="a git revision (HEAD~3, a tag, a commit, :/message) or a rules_data "
+                   "folder; revisions are read from the git repository holding the other side's "
+                   "folder, else the current folder")
     p.add_argument("new", help="a git revision or a rules_data folder")
     p.add_argument("--format", choices=("text", "json", "rst"), default="text",
                    help="text (word diffs as [-old-]{+new+}), json, or rst (a 'what changed' page)")
@@ -22,10 +30,19 @@ def diff_args(p):
                    help="skip the behavioural diff (running the scenarios)")
 
 
+def _open(spec: str, args, folders: list[Path]) -> Side:
+    """One side as the user named it: a folder (the one place a folder side is read), else a
+    revision of the git repository holding the other side's folder or the current folder."""
+    if Path(spec).exists():
+        return folder_side(spec, args.rules_dir)
+    return revision_side(spec, args.rules_dir, find_repo(spec, folders))
+
+
 def run_diff(args) -> int:
-    old = open_side(args.old, args.rules_dir)
+    folders = [Path(spec) for spec in (args.old, args.new) if Path(spec).exists()]
+    old = _open(args.old, args, folders)
     try:
-        new = open_side(args.new, args.rules_dir)
+        new = _open(args.new, args, folders)
     except BaseException:
         old.close()
         raise

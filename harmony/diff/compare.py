@@ -2,15 +2,18 @@
 
 :func:`diff_models` says which clauses were added, removed or changed (for a
 changed clause, each changed cell: status, option, relation, parameters, the
-change record, citations, and a word diff of its text), which parameters,
-sources and scenarios changed, and (with ``rulings``) which scenario rulings
-changed (:mod:`harmony.diff.rulings`).
+change record, citations, and a word diff of its text); which topics,
+glossary terms, notes, footnotes, parameters and sources were added, removed
+or changed (each changed field, prose as a word diff); which scenarios
+changed; and (with ``rulings``) which scenario rulings changed
+(:mod:`harmony.diff.rulings`).
 """
 from __future__ import annotations
 
+from dataclasses import fields, is_dataclass
 from typing import Any
 
-from ..model import Cell, Clause, Model, Source
+from ..model import Cell, Clause, Model
 from .plain import jsonable, same
 from .rulings import ruling_diff
 from .words import changed as text_changed, render, word_diff
@@ -103,23 +106,78 @@ def diff_clause(old: Clause, new: Clause) -> dict | None:
     return out or None
 
 
-def _param_fields(p) -> dict:
-    return {"type": p.type, "values": p.values, "default": jsonable(p.default),
-            "description": p.description, "requires": list(p.requires)}
+#: the tables of a model diffed entry by entry, in the order they are reported (the
+#: clauses come first, the scenarios last), each with its heading in words
+TABLES = {"topics": "Topics", "glossary": "Glossary", "notes": "Notes", "footnotes": "Footnotes",
+          "parameters": "Parameters", "sources": "Sources"}
+#: every section of a diff beside the clauses, as reported
+SECTIONS = (*TABLES, "scenarios")
+#: the fields of an entry that hold prose: compared by words, shown as a word diff
+PROSE = ("title", "summary", "text", "definition", "description", "note")
+#: lists of named parts, diffed part by part (a topic's aspects, a source's documents)
+PARTS = {"aspects": "aspect", "documents": "document"}
 
 
-def _source_fields(s: Source) -> dict:
-    return {"title": s.title, "version": s.version, "date": s.date, "base": s.base, "kind": s.kind,
-            "versions": [{"version": v.version, "date": v.date, "note": v.note} for v in s.versions],
-            "documents": [{"id": d.id, "version": d.version, "date": d.date} for d in s.documents]}
+def _data(value: Any) -> Any:
+    """A model value as plain data: a model object as its fields (no position, no empty field)."""
+    if is_dataclass(value) and not isinstance(value, type):
+        return {f.name: _data(getattr(value, f.name)) for f in fields(value)
+                if f.name not in ("file", "node") and getattr(value, f.name) is not None}
+    if isinstance(value, (list, tuple)):
+        return [_data(v) for v in value]
+    return jsonable(value)
 
 
-def _table_diff(old: dict, new: dict, fields) -> dict:
+def entry_fields(entry: Any) -> dict[str, Any]:
+    """The compared fields of a topic, term, note, footnote, parameter or source, by name;
+    named parts as ``PART ID FIELD``.
+
+    >>> from harmony.model import Aspect, Topic
+    >>> entry_fields(Topic(id="fire", title="Fire", aspects=[Aspect(id="rule", title="Rule")]))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'id': 'fire', 'title': 'Fire', 'summary': '', 'order': 0, 'sources': [],
+     'aspect rule title': 'Rule', 'aspect rule summary': None}
+    """
+    out: dict[str, Any] = {}
+    for f in fields(entry):
+        if f.name in ("file", "node"):
+            continue
+        value = getattr(entry, f.name)
+        if f.name in PARTS:
+            for part in value:
+                for name, v in entry_fields(part).items():
+                    if name != "id":
+                        out[f"{PARTS[f.name]} {part.id} {name}"] = v
+        else:
+            out[f.name] = _data(value)
+    return out
+
+
+def diff_fields(a: dict[str, Any], b: dict[str, Any]) -> dict[str, dict]:
+    """The changed fields of two entries: ``{"old", "new"}``, with a word ``diff`` for prose.
+
+    >>> diff_fields({"definition": "fired on", "order": 1}, {"definition": "fired  on", "order": 2})
+    {'order': {'old': 1, 'new': 2}}
+    >>> diff_fields({"title": "Moving"}, {"title": "Moving units"})
+    {'title': {'old': 'Moving', 'new': 'Moving units', 'diff': 'Moving {+units+}'}}
+    """
+    out: dict[str, dict] = {}
+    for f in [*a, *(k for k in b if k not in a)]:
+        va, vb = a.get(f), b.get(f)
+        prose = f.rsplit(" ", 1)[-1] in PROSE and all(v is None or isinstance(v, str) for v in (va, vb))
+        if prose:
+            if not same(va, vb, is_text=True):
+                out[f] = {"old": va, "new": vb, "diff": render(word_diff(va, vb))}
+        elif not same(va, vb):
+            out[f] = {"old": jsonable(va), "new": jsonable(vb)}
+    return out
+
+
+def _table_diff(old: dict, new: dict) -> dict:
     out: dict[str, Any] = {"added": sorted(set(new) - set(old)), "removed": sorted(set(old) - set(new)),
                            "changed": {}}
     for k in sorted(set(old) & set(new)):
-        a, b = fields(old[k]), fields(new[k])
-        ch = {f: {"old": jsonable(a[f]), "new": jsonable(b[f])} for f in a if not same(a[f], b[f])}
+        ch = diff_fields(entry_fields(old[k]), entry_fields(new[k]))
         if ch:
             out["changed"][k] = ch
     return out
@@ -140,8 +198,7 @@ def diff_models(old: Model, new: Model, rulings: bool = True) -> dict:
             clauses["changed"][cid] = d
     out: dict[str, Any] = {
         "clauses": clauses,
-        "parameters": _table_diff(old.parameters, new.parameters, _param_fields),
-        "sources": _table_diff(old.sources, new.sources, _source_fields),
+        **{t: _table_diff(getattr(old, t), getattr(new, t)) for t in TABLES},
         "scenarios": {"added": sorted(set(new.scenarios) - set(old.scenarios)),
                       "removed": sorted(set(old.scenarios) - set(new.scenarios)),
                       "changed": sorted(s for s in set(old.scenarios) & set(new.scenarios)
@@ -163,4 +220,4 @@ def is_empty(d: dict) -> bool:
     c = d["clauses"]
     return not (c["added"] or c["removed"] or c["changed"] or d.get("rulings")
                 or any(d[k]["added"] or d[k]["removed"] or d[k]["changed"]
-                       for k in ("parameters", "sources", "scenarios")))
+                       for k in SECTIONS))

@@ -41,16 +41,53 @@ def git(repo: Path, *args: str, binary: bool = False) -> subprocess.CompletedPro
                           text=not binary, timeout=120)
 
 
-def repo_root(start: Path | None = None) -> Path | None:
-    """The top of the git checkout holding ``start`` (the working folder, else the package)."""
-    for where in ([start] if start else []) + [Path.cwd(), Path(__file__).resolve().parent]:
-        try:
-            r = git(where, "rev-parse", "--show-toplevel")
-        except (OSError, subprocess.TimeoutExpired):
-            return None
-        if r.returncode == 0:
-            return Path(r.stdout.strip())
-    return None
+def repo_root(start: Path) -> Path | None:
+    """The top of the git checkout holding ``start`` (a folder or a file), or None when it is
+    in none (or git is missing). Never the checkout harmony itself was installed from.
+
+    >>> import subprocess, tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = subprocess.run(["git", "init", "-q", tmp], check=True)
+    ...     (Path(tmp) / "rules_data").mkdir()
+    ...     repo_root(Path(tmp) / "rules_data") == Path(tmp).resolve()
+    True
+    """
+    where = start if start.is_dir() else start.parent
+    try:
+        r = git(where, "rev-parse", "--show-toplevel")
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return Path(r.stdout.strip()) if r.returncode == 0 and r.stdout.strip() else None
+
+
+def find_repo(spec: str, folders: list[Path]) -> Path:
+    """The git repository a revision ``spec`` is read from: the one holding a folder the user
+    gave as the other side, else the one holding the current folder.
+
+    Raises :class:`harmony.usage.UsageError` naming the folder when there is none.
+    """
+    for where in [*folders, Path.cwd()]:
+        root = repo_root(where)
+        if root is not None:
+            return root
+    others = "".join(f" or {f.resolve()}" for f in folders)
+    raise UsageError(f"'{spec}' is not a folder, and no git repository holds the current folder "
+                     f"{Path.cwd()}{others} to read it as a revision")
+
+
+def resolve_commit(root: Path, spec: str) -> str:
+    """The commit a revision names, in any form git accepts (``HEAD~3``, a tag, a branch,
+    ``:/message``, ``@{1}``), as its full id.
+
+    Raises :class:`harmony.usage.UsageError` when ``root`` has no such commit.
+    """
+    obj = git(root, "rev-parse", "--verify", "--quiet", "--end-of-options", spec)
+    commit = git(root, "rev-parse", "--verify", "--quiet", "--end-of-options",
+                 obj.stdout.strip() + "^{commit}") if obj.returncode == 0 else obj
+    if commit.returncode != 0 or not commit.stdout.strip():
+        raise UsageError(f"'{spec}' is neither a folder nor a revision of the git repository "
+                         f"at {root}")
+    return commit.stdout.strip()
 
 
 def safe_extract(data: bytes, dest: Path) -> None:
@@ -72,18 +109,12 @@ def folder_side(spec: str, rules_dir: str = RULES_DIR) -> Side:
 
 
 def revision_side(spec: str, rules_dir: str = RULES_DIR, repo: Path | None = None) -> Side:
-    """``rules_dir`` as committed at revision ``spec`` of the git repository ``repo``."""
+    """``rules_dir`` as committed at revision ``spec`` of the git repository ``repo``
+    (default: the one holding the current folder, :func:`find_repo`)."""
     from ..loader import load
 
-    root = repo or repo_root()
-    if root is None:
-        raise UsageError(f"'{spec}' is not a folder, and there is no git repository here to "
-                         "read it as a revision")
-    r = git(root, "rev-parse", "--verify", "--quiet", f"{spec}^{{commit}}")
-    if r.returncode != 0:
-        raise UsageError(f"'{spec}' is neither a folder nor a revision of the git repository "
-                         f"at {root}")
-    commit = r.stdout.strip()
+    root = repo or find_repo(spec, [])
+    commit = resolve_commit(root, spec)
     arch = git(root, "archive", "--format=tar", commit, "--", rules_dir, binary=True)
     if arch.returncode != 0:
         raise UsageError(f"revision {spec} ({commit[:10]}) has no {rules_dir} folder")

@@ -10,7 +10,7 @@ from typing import Any
 
 from ..markup import plain_text, render_value
 from ..model import Cell, Model
-from .compare import diff_models, is_empty
+from .compare import TABLES, diff_models, is_empty
 from .rulings import engine
 from .text import describe
 from .words import render, word_diff
@@ -50,6 +50,17 @@ def plain_cell_text(model: Model, cell: Cell | None, text: str | None) -> str | 
 def param_value(model: Model, name: str, value: Any) -> str:
     p = model.parameters.get(name)
     return render_value(value, p.type if p else None)
+
+
+def _key(key: str) -> str:
+    """An entry's key (an id, a parameter, a glossary term) as inline text.
+
+    >>> _key("opfire.drm"), _key("line of sight")
+    ('``opfire.drm``', 'line of sight')
+    """
+    if key and all(ch.isalnum() or ch in ".-_+" for ch in key):
+        return f"``{key}``"
+    return rst_escape(key)
 
 
 def changes_rst(model_old: Model, model_new: Model, title: str, rulings: bool = True) -> str:
@@ -106,19 +117,24 @@ def changes_rst(model_old: Model, model_new: Model, title: str, rulings: bool = 
                         shown = cell[f]["diff"]
                     lines += [f"{f.capitalize()} (removed words in [- -], added in {{+ +}})"]
                     lines += literal(shown)
-    for section, label in (("parameters", "Parameters"), ("sources", "Sources"), ("scenarios", "Scenarios")):
+    for section, label in (*TABLES.items(), ("scenarios", "Scenarios")):
         s = d[section]
         if not (s["added"] or s["removed"] or s["changed"]):
             continue
         lines += heading(f"{label} changed", "-")
-        lines += [f"- added ``{k}``" for k in s["added"]] + [f"- removed ``{k}``" for k in s["removed"]]
+        lines += [f"- added {_key(k)}" for k in s["added"]] + [f"- removed {_key(k)}" for k in s["removed"]]
         changed = s["changed"]
         if isinstance(changed, list):
-            lines += [f"- changed ``{k}``" for k in changed]
+            lines += [f"- changed {_key(k)}" for k in changed]
         else:
             for k, fields in changed.items():
                 for f, v in fields.items():
-                    lines += [f"- ``{k}`` {f}: {rst_escape(describe(v['old']))} → {rst_escape(describe(v['new']))}"]
+                    if "diff" in v:
+                        lines += [f"- {_key(k)} {rst_escape(f)} (removed words in [- -], added in {{+ +}})"]
+                        lines += ["  " + x if x else x for x in literal(v["diff"])]
+                    else:
+                        lines += [f"- {_key(k)} {rst_escape(f)}: {rst_escape(describe(v['old']))} → "
+                                  f"{rst_escape(describe(v['new']))}"]
         lines.append("")
     if d.get("rulings"):
         lines += heading("Rulings changed", "-")

@@ -5,7 +5,7 @@ import difflib
 import json
 from typing import Any
 
-from .compare import CELL_FIELDS, is_empty
+from .compare import CELL_FIELDS, SECTIONS, is_empty
 
 
 def describe(value: Any) -> str:
@@ -79,7 +79,7 @@ def to_text(d: dict, old_label: str = "OLD", new_label: str = "NEW") -> str:
                     lines.append(f"    {key} {f}: {v['diff']}")
                 else:
                     lines.append(f"    {key} {f}: {describe(v['old'])} -> {describe(v['new'])}")
-    for section in ("parameters", "sources", "scenarios"):
+    for section in SECTIONS:
         s = d[section]
         if not (s["added"] or s["removed"] or s["changed"]):
             continue
@@ -92,7 +92,10 @@ def to_text(d: dict, old_label: str = "OLD", new_label: str = "NEW") -> str:
                 lines.append(f"~ {k}")
                 continue
             for f, v in changed[k].items():
-                lines.append(f"~ {k} {f}: {describe(v['old'])} -> {describe(v['new'])}")
+                if "diff" in v:
+                    lines.append(f"~ {k} {f}: {v['diff']}")
+                else:
+                    lines.append(f"~ {k} {f}: {describe(v['old'])} -> {describe(v['new'])}")
     if "rulings" in d:
         r = d["rulings"]
         lines.append(f"rulings: {len(r)} changed")
