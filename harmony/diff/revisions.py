@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..diagnostics import Report
+from ..loader import load
 from ..model import Model
 from ..usage import UsageError
 
@@ -99,8 +100,6 @@ def safe_extract(data: bytes, dest: Path) -> None:
 
 def folder_side(spec: str, rules_dir: str = RULES_DIR) -> Side:
     """A rules_data folder, or a checkout holding ``rules_dir``."""
-    from ..loader import load
-
     path = Path(spec)
     if path.is_dir() and (path / rules_dir).is_dir():
         path = path / rules_dir
@@ -111,8 +110,6 @@ def folder_side(spec: str, rules_dir: str = RULES_DIR) -> Side:
 def revision_side(spec: str, rules_dir: str = RULES_DIR, repo: Path | None = None) -> Side:
     """``rules_dir`` as committed at revision ``spec`` of the git repository ``repo``
     (default: the one holding the current folder, :func:`find_repo`)."""
-    from ..loader import load
-
     root = repo or find_repo(spec, [])
     commit = resolve_commit(root, spec)
     arch = git(root, "archive", "--format=tar", commit, "--", rules_dir, binary=True)

@@ -9,6 +9,7 @@ import subprocess
 import tempfile
 from pathlib import Path
 
+from ..loader import load, plain, read_text
 from ..model import Cell, Model, Source
 from .plain import same
 from .revisions import git, safe_extract
@@ -31,8 +32,6 @@ def _version_file(src: Source, version: str) -> str:
 
 def _source_version_in(text: str, path: str, key: str) -> str | None:
     """The ``version`` of source ``key`` in one file's text (None when absent or unreadable)."""
-    from ..loader import plain, read_text
-
     doc = read_text(path, text)
     tree = plain(doc.tree) if doc.tree is not None else None
     if not isinstance(tree, dict):
@@ -53,7 +52,6 @@ def model_at_version(model: Model, src: Source, version: str) -> Model | None:
     gives the version).
     """
     from ..consistency import current_version
-    from ..loader import load
 
     if current_version(src) == version:
         return model
