@@ -16,8 +16,9 @@ import traceback
 
 from typing import Callable, NamedTuple
 
-from . import __version__, diff
+from . import __version__
 from .cards import command as cards_command
+from .diff import command as diff_command
 from .site import command as site_command
 from .usage import UsageError, yaml_path
 
@@ -89,7 +90,7 @@ COMMANDS: tuple[Command, ...] = (
     Command("cards", "print rule cards (PDF) of the rulesets' short rules",
             cards_command.cards_args, cards_command.run_cards),
     Command("diff", "what changed in rules_data between two revisions: text, parameters, rulings",
-            diff.diff_args, diff.run_diff),
+            diff_command.diff_args, diff_command.run_diff),
 )
 BY_NAME = {c.name: c for c in COMMANDS}
 

@@ -9,7 +9,8 @@ import docutils.utils
 import pytest
 
 from harmony.cli import main
-from harmony.diff import changes_rst, diff_models, engine, rst_escape, to_text, version_pages
+from harmony.diff import (changes_rst, diff_models, engine, is_empty, rst_escape, to_text,
+                          version_pages)
 from harmony.loader import load
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -117,7 +118,9 @@ def test_the_command_on_two_folders(pair, capsys):
 
 def test_usage_errors_exit_2(tmp_path, capsys):
     assert main(["diff", str(tmp_path / "missing"), str(FIXTURE)]) == 2
-    assert "neither a folder nor a revision" in capsys.readouterr().err
+    err = capsys.readouterr().err
+    # a revision of the checkout holding FIXTURE, or (in a copy outside git) of none
+    assert f"'{tmp_path / 'missing'}' is " in err and "a folder" in err
 
 
 def git(repo: Path, *args: str) -> str:
@@ -129,7 +132,7 @@ def git(repo: Path, *args: str) -> str:
 def repo(tmp_path, monkeypatch):
     r = tmp_path / "repo"
     copy(FIXTURE, r / "rules_data")
-    git(r, "init", "-q")
+    git(r, "init", "-q", "-b", "master")
     git(r, "-c", "user.name=t", "-c", "user.email=t@t", "add", "rules_data")
     git(r, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "one")
     edit(r / "rules_data", "opportunity-fire.yaml", "opfire.drm: 1,", "opfire.drm: 2,")
@@ -329,3 +332,110 @@ def test_an_older_state_without_a_new_parameter_is_still_played(tmp_path, capsys
     assert main(["diff", str(old), str(new)]) == 0
     out = capsys.readouterr().out
     assert "not run" not in out and "spot.markers-end-of-movement at the new default" in out
+
+
+# ------------------------------------------- issue 17: where revisions come from, what is diffed
+
+@pytest.fixture
+def outside(tmp_path, monkeypatch):
+    """A current folder in no git repository (git may not look above tmp_path)."""
+    monkeypatch.setenv("GIT_CEILING_DIRECTORIES", str(tmp_path))
+    folder = tmp_path / "outside"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    return folder
+
+
+def test_a_revision_outside_any_repository_is_a_usage_error_naming_the_folder(outside, capsys):
+    # harmony itself is installed from a git checkout: that repository must not be read
+    assert main(["diff", "HEAD~1", "HEAD", "--no-rulings"]) == 2
+    err = capsys.readouterr().err
+    assert f"no git repository holds the current folder {outside}" in err
+    assert "'HEAD~1' is not a folder" in err
+    assert str(ROOT) not in err and "Traceback" not in err
+    # a folder as the other side is named too
+    rules = copy(FIXTURE, outside / "rules_data")
+    assert main(["diff", "HEAD", str(rules), "--no-rulings"]) == 2
+    err = capsys.readouterr().err
+    assert str(rules.resolve()) in err and str(outside) in err
+
+
+def test_revisions_are_read_from_the_repository_of_the_folder_side(repo, outside, capsys):
+    # run from outside any repository: the folder names the repository (HEAD~1 has drm 1)
+    assert main(["diff", "HEAD~1", str(repo / "rules_data"), "--no-rulings"]) == 0
+    out = capsys.readouterr().out
+    assert "REV param opfire.drm: 1 -> 2" in out
+
+
+def test_any_revision_git_accepts(repo, capsys):
+    git(repo, "tag", "-a", "-m", "first", "v1", "HEAD~1")          # an annotated tag: peeled
+    for old, new in ((":/one", ":/two"), ("v1", "HEAD"), ("HEAD@{1}", "@"), ("HEAD^", "master@{0}")):
+        assert main(["diff", old, new, "--no-rulings"]) == 0, (old, new, capsys.readouterr().err)
+        out = capsys.readouterr().out
+        assert out.startswith(f"harmony diff {old} (") and "REV param opfire.drm: 1 -> 2" in out
+    # not a commit, not a revision, not an option of git: usage errors naming what was given
+    for bad in ("HEAD:rules_data", ":/no such message", "--output=x"):
+        assert main(["diff", "--", bad, "HEAD"]) == 2
+        assert f"'{bad}' is neither a folder nor a revision" in capsys.readouterr().err
+    assert not (repo / "x").exists()
+
+
+ENTRY_EDITS = {
+    "topics": ("topics.yaml", "order: 10\n", "order: 11\n", "spotting", "order", None),
+    "glossary": ("glossary.yaml", "Known well enough to be fired on.",
+                 "Known well enough to be shot at.", "spotted", "definition",
+                 "[-fired on.-]{+shot at.+}"),
+    "notes": ("notes.yaml", "title: Crossing open ground untouched",
+              "title: Crossing open ground unharmed", "rev-open-ground", "title",
+              "ground [-untouched-]{+unharmed+}"),
+    "footnotes": ("footnotes.yaml", "That is, the unit uses up its whole movement allowance",
+                  "That is, the unit spends its whole movement allowance", "rev-spotting-3", "text",
+                  "unit [-uses up-]{+spends+} its"),
+    "sources": ("sources.yaml", "    author: James F. Dunnigan\n", "    author: J. F. Dunnigan\n",
+                "PB", "author", None),
+}
+
+
+@pytest.mark.parametrize("section", sorted(ENTRY_EDITS))
+def test_topics_glossary_notes_footnotes_and_sources_are_diffed(tmp_path, capsys, section):
+    name, before, after, key, field, words = ENTRY_EDITS[section]
+    old, new = copy(RULES, tmp_path / "old"), copy(RULES, tmp_path / "new")
+    edit(new, name, before, after)
+    m_old, m_new = model(old), model(new)
+    d = diff_models(m_old, m_new, rulings=False)
+    change = d[section]["changed"][key][field]
+    if words:
+        assert change["diff"].count("[-") == 1 and words in change["diff"]
+    assert d["clauses"] == {"added": [], "removed": [], "changed": {}}
+    text = to_text(d)
+    assert "no changes" not in text and f"{section}: 0 added, 0 removed, 1 changed" in text
+    line = next(x for x in text.splitlines() if x.startswith(f"~ {key} {field}: "))
+    assert (words or "->") in line
+    page = changes_rst(m_old, m_new, "What changed", rulings=False)
+    assert "Nothing changed" not in page and rst_problems(page) == []
+    assert main(["diff", str(old), str(new), "--format", "json", "--no-rulings"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert field in data[section]["changed"][key]
+
+
+def test_entries_added_reflowed_and_a_topics_aspects(tmp_path):
+    old, new = copy(RULES, tmp_path / "old"), copy(RULES, tmp_path / "new")
+    # reflowing prose is no change
+    edit(new, "glossary.yaml", "Known well enough to be fired on. A unit",
+         "Known well enough to be\n      fired on.   A unit")
+    assert is_empty(diff_models(model(old), model(new), rulings=False))
+    # a new footnote is added; an aspect's title changes, named by its id
+    edit(new, "footnotes.yaml", "footnotes:\n", "footnotes:\n  - id: zz-new\n    source: REV\n"
+         "    text: A footnote of our own.\n")
+    text = (new / "topics.yaml").read_text("utf-8")
+    aspect = text.index("      - id: rule", text.index("  - id: spotting"))
+    title = text.index("title: ", aspect)
+    end = text.index("\n", title)
+    (new / "topics.yaml").write_text(text[:title] + "title: The spotting rule" + text[end:], "utf-8")
+    d = diff_models(model(old), model(new), rulings=False)
+    assert d["footnotes"]["added"] == ["zz-new"]
+    ch = d["topics"]["changed"]["spotting"]
+    assert list(ch) == ["aspect rule title"] and ch["aspect rule title"]["new"] == "The spotting rule"
+    assert "+ zz-new" in to_text(d)
+    back = diff_models(model(new), model(old), rulings=False)
+    assert back["footnotes"]["removed"] == ["zz-new"]

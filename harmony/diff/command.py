@@ -1,0 +1,68 @@
+"""``harmony diff OLD NEW``: the command's arguments and its run.
+
+Exit codes: 0 when the diff was computed (changes or none), 2 for a usage
+error (an unknown revision, a missing folder, a revision outside any git
+repository).
+"""
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+from .compare import diff_models
+from .plain import jsonable
+from .revisions import RULES_DIR, Side, find_repo, folder_side, revision_side
+from .rst import changes_rst
+from .text import to_text
+
+
+def diff_args(p):
+    p.add_argument("old", help="a git revision (HEAD~3, a tag, a commit, :/message) or a rules_data "
+                   "folder; revisions are read from the git repository holding the other side's "
+                   "folder, else the current folder")
+    p.add_argument("new", help="a git revision or a rules_data folder")
+    p.add_argument("--format", choices=("text", "json", "rst"), default="text",
+                   help="text (word diffs as [-old-]{+new+}), json, or rst (a 'what changed' page)")
+    p.add_argument("--rules-dir", default=RULES_DIR,
+                   help=f"the folder read at a git revision (default {RULES_DIR})")
+    p.add_argument("--no-rulings", action="store_true",
+                   help="skip the behavioural diff (running the scenarios)")
+
+
+def _open(spec: str, args, folders: list[Path]) -> Side:
+    """One side as the user named it: a folder (the one place a folder side is read), else a
+    revision of the git repository holding the other side's folder or the current folder."""
+    if Path(spec).exists():
+        return folder_side(spec, args.rules_dir)
+    return revision_side(spec, args.rules_dir, find_repo(spec, folders))
+
+
+def run_diff(args) -> int:
+    folders = [Path(spec) for spec in (args.old, args.new) if Path(spec).exists()]
+    old = _open(args.old, args, folders)
+    try:
+        new = _open(args.new, args, folders)
+    except BaseException:
+        old.close()
+        raise
+    try:
+        for side in (old, new):
+            for diag in side.report.errors:
+                print(f"harmony diff: {side.label}: {diag}", file=sys.stderr)
+        if args.format == "rst":
+            sys.stdout.write(changes_rst(old.model, new.model, f"Changes from {old.label} to {new.label}",
+                                         rulings=not args.no_rulings))
+            return 0
+        d = diff_models(old.model, new.model, rulings=not args.no_rulings)
+        if args.format == "json":
+            d = {"old": old.label, "new": new.label, "read_errors": {
+                "old": len(old.report.errors), "new": len(new.report.errors)}, **d}
+            sys.stdout.write(json.dumps(jsonable(d), indent=2, sort_keys=True,
+                                        ensure_ascii=False) + "\n")
+        else:
+            sys.stdout.write(to_text(d, old.label, new.label))
+    finally:
+        old.close()
+        new.close()
+    return 0
