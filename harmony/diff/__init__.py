@@ -31,12 +31,12 @@ from .command import diff_args, run_diff
 from .compare import diff_cell, diff_clause, diff_models, is_empty
 from .revisions import RULES_DIR, Side, find_repo, open_side, repo_root, resolve_commit
 from .rst import changes_rst, rst_escape
-from .rulings import engine, ruling_diff, run_rulings
+from .rulings import ruling_diff, run_rulings
 from .text import to_text
 from .versions import model_at_version, version_pages
 
 __all__ = [
     "RULES_DIR", "Side", "changes_rst", "diff_args", "diff_cell", "diff_clause", "diff_models",
-    "engine", "find_repo", "is_empty", "model_at_version", "open_side", "repo_root", "resolve_commit", "rst_escape", "ruling_diff",
+    "find_repo", "is_empty", "model_at_version", "open_side", "repo_root", "resolve_commit", "rst_escape", "ruling_diff",
     "run_diff", "run_rulings", "to_text", "version_pages",
 ]
