@@ -25,10 +25,13 @@ EXTRA_CHECKS: list[Callable[[Model, Report], None]] = []
 FRACTION = re.compile(r"^\d+/\d+$")
 
 
-def check_path(path: str | os.PathLike) -> tuple[Model, Report]:
+def check_path(path: str | os.PathLike, only: str | os.PathLike | None = None) -> tuple[Model, Report]:
+    """Load and check a rules folder (or one file on its own); with ``only``, one file
+    of that folder: the whole folder is checked, so that references resolve, and the
+    report keeps the problems located in ``only`` (and a note counting the others)."""
     model, report = load(path)
     check_model(model, report)
-    return model, report
+    return model, (report.within(only, path) if only is not None else report)
 
 
 def check_model(model: Model, report: Report) -> None:

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .usage import UsageError
+from .usage import UsageError, rules_arg
 from .diagnostics import Report
 from .markup import plain_text, render_value
 from .model import Cell, Clause, Model, Source
@@ -102,6 +102,7 @@ def open_side(spec: str, rules_dir: str = RULES_DIR, repo: Path | None = None) -
     if path.exists():
         if path.is_dir() and (path / rules_dir).is_dir():
             path = path / rules_dir
+        rules_arg(path)  # the same usage errors as every command for a folder that holds no rules
         model, report = load(path)
         return Side(spec, path, model, report)
     root = repo or repo_root()
