@@ -25,13 +25,10 @@ EXTRA_CHECKS: list[Callable[[Model, Report], None]] = []
 FRACTION = re.compile(r"^\d+/\d+$")
 
 
-def check_path(path: str | os.PathLike, only: str | os.PathLike | None = None) -> tuple[Model, Report]:
-    """Load and check a rules folder (or one file on its own); with ``only``, one file
-    of that folder: the whole folder is checked, so that references resolve, and the
-    report keeps the problems located in ``only`` (and a note counting the others)."""
+def check_path(path: str | os.PathLike) -> tuple[Model, Report]:
     model, report = load(path)
     check_model(model, report)
-    return model, (report.within(only, path) if only is not None else report)
+    return model, report
 
 
 def check_model(model: Model, report: Report) -> None:
@@ -332,7 +329,7 @@ def _text_marks(model: Model, report: Report, obj, *fields) -> None:
                     and not report.was_left_out(" ".join(m.target.lower().split())):
                 report.error(_mark_pos(obj, path, text, m), f"text links glossary term "
                              f"'{m.target}', which the glossary does not define: "
-                             f"{_close(m.target, [t.term for t in model.glossary.values()])}add it "
+                             f"{_close(m.target, [n for t in model.glossary.values() for n in (t.term, *t.aliases)])}add it "
                              "to the glossary (or as an alias of a term) or fix the link",
                              "unresolved-term")
             elif m.kind == "footnote" and m.target not in model.footnotes \

@@ -36,7 +36,9 @@ def check_args(p):
 def run_check(args) -> int:
     from .check import check_path
     rules = rules_arg(args.path)
-    _, report = check_path(rules.root, only=rules.only)
+    _, report = check_path(rules.root)
+    if rules.only is not None:  # the folder is checked, so that references resolve; one file shown
+        report = report.within(rules.only, rules.root)
     if args.format == "json":
         sys.stdout.write(report.to_json())
     else:

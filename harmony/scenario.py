@@ -277,11 +277,7 @@ def check_scenarios(model: Model, report: Report) -> None:
     """References in scenarios that do not resolve: rulesets, clauses, units, hexes."""
     for sc in sorted(model.scenarios.values(), key=lambda s: (s.file, s.id)):
         _check_one(model, sc, report)
-    for clause in model.clauses.values():
-        for k, sid in enumerate(clause.scenarios or []):
-            if sid not in model.scenarios:
-                report.error(clause.pos("scenarios", k), f"clause {clause.id} names scenario '{sid}', "
-                             "which does not exist", "unresolved-scenario")
+    # a clause naming a scenario that does not exist: harmony.check reports it (once)
 
 
 def _check_one(model: Model, sc: Scenario, report: Report) -> None:

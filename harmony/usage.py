@@ -65,7 +65,7 @@ def rules_arg(value: str | Path | None, *, folder: bool = False) -> Rules:
 
     A single file is read within its rules folder: the nearest folder above it
     that holds a file defining ``sources:``. A file that defines sources itself
-    stands alone.
+    stands alone, as does a file that cannot be read (its problems are its own).
 
     >>> r = rules_arg(default_rules_data() / "spotting.yaml")
     >>> (r.root.name, r.only.name)
@@ -88,7 +88,7 @@ def rules_arg(value: str | Path | None, *, folder: bool = False) -> Rules:
         if path.suffix not in YAML_SUFFIXES:
             raise UsageError(f"{path} is not a YAML file (.yaml, .yml): give a rules_data "
                              "folder or one of its YAML files")
-        home = None if _defines_sources(path) else rules_folder_of(path)
+        home = None if _defines_sources(path) is not False else rules_folder_of(path)
         rules = Rules(home, path) if home is not None else Rules(path)
     else:
         if not yaml_files(path):
