@@ -269,7 +269,7 @@ def test_a_missing_scenario_is_reported_once(tmp_path):
     MINI["glossary.yaml"].replace("      - spotter\n", "      - spotter\n    colour: green\n"),
     # a file that does not parse at all: its names are read from the text
     MINI["glossary.yaml"].replace("definition: Woods and town hexes.", "definition: Woods: town"),
-])
+], ids=["schema-flow-aliases", "schema-block-aliases", "yaml-syntax"])
 def test_aliases_of_an_unreadable_glossary_item_are_still_known(tmp_path, broken):
     rules = mini(tmp_path / "r", glossary_yaml=broken)
     run = harmony("check", rules)
