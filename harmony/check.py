@@ -310,7 +310,7 @@ def _text_marks(model: Model, report: Report, obj, *fields) -> None:
                     and not report.was_left_out(" ".join(m.target.lower().split())):
                 report.error(_mark_pos(obj, path, text, m), f"text links glossary term "
                              f"'{m.target}', which the glossary does not define: "
-                             f"{_close(m.target, [t.term for t in model.glossary.values()])}add it "
+                             f"{_close(m.target, [n for t in model.glossary.values() for n in (t.term, *t.aliases)])}add it "
                              "to the glossary (or as an alias of a term) or fix the link",
                              "unresolved-term")
             elif m.kind == "footnote" and m.target not in model.footnotes \

@@ -20,7 +20,7 @@ from . import __version__
 from .cards import command as cards_command
 from .diff import command as diff_command
 from .site import command as site_command
-from .usage import UsageError, yaml_path
+from .usage import UsageError, rules_arg
 
 def _path_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", help="a rules_data folder or one YAML file "
@@ -36,7 +36,10 @@ def check_args(p):
 
 def run_check(args) -> int:
     from .check import check_path
-    _, report = check_path(yaml_path(args.path))
+    rules = rules_arg(args.path)
+    _, report = check_path(rules.root)
+    if rules.only is not None:  # the folder is checked, so that references resolve; one file shown
+        report = report.within(rules.only, rules.root)
     if args.format == "json":
         sys.stdout.write(report.to_json())
     else:
@@ -55,7 +58,7 @@ def fmt_args(p):
 
 def run_fmt(args) -> int:
     from .fmt import fmt_path
-    res = fmt_path(str(yaml_path(args.path)), check=args.check)
+    res = fmt_path(str(rules_arg(args.path).given), check=args.check)
     for doc in res.failed:
         for d in doc.report.sorted():
             print(d, file=sys.stderr)

@@ -43,7 +43,16 @@ class Diagnostic:
 
 @dataclass
 class Report:
-    """Problems gathered across files; never stops at the first one."""
+    """Problems gathered across files; never stops at the first one.
+
+    Each problem is kept once, however many checks find it:
+
+    >>> r = Report()
+    >>> for _ in range(2):
+    ...     r.error(Pos("a.yaml", 3, 1), "unknown source 'X'", "unresolved-source")
+    >>> len(r.errors)
+    1
+    """
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
     files: int = 0
@@ -55,15 +64,28 @@ class Report:
     incomplete: bool = False
     #: remarks printed after the summary (e.g. checks that were skipped)
     notes: list[str] = field(default_factory=list)
+    _seen: set[Diagnostic] = field(default_factory=set, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        given, self.diagnostics = self.diagnostics, []
+        for d in given:
+            self.add(d)
+
+    def add(self, d: Diagnostic) -> None:
+        """Keep ``d`` unless the very same problem is already reported."""
+        if d not in self._seen:
+            self._seen.add(d)
+            self.diagnostics.append(d)
 
     def error(self, pos: Pos, message: str, code: str) -> None:
-        self.diagnostics.append(Diagnostic(pos, "error", message, code))
+        self.add(Diagnostic(pos, "error", message, code))
 
     def warning(self, pos: Pos, message: str, code: str) -> None:
-        self.diagnostics.append(Diagnostic(pos, "warning", message, code))
+        self.add(Diagnostic(pos, "warning", message, code))
 
     def extend(self, other: "Report") -> None:
-        self.diagnostics.extend(other.diagnostics)
+        for d in other.diagnostics:
+            self.add(d)
         self.left_out |= other.left_out
         self.incomplete = self.incomplete or other.incomplete
         self.notes.extend(n for n in other.notes if n not in self.notes)
@@ -71,6 +93,33 @@ class Report:
     def was_left_out(self, name: str | None) -> bool:
         """True when ``name`` may be defined by something the loader could not read."""
         return name is not None and (name in self.left_out or name.lower() in self.left_out)
+
+    def within(self, file: str | os.PathLike, folder: str | os.PathLike | None = None) -> "Report":
+        """The problems located in ``file`` alone, for a file checked inside ``folder``
+        (by default the folder holding it); a note counts the problems of the other files.
+
+        >>> r = Report(files=2)
+        >>> r.error(Pos("rules/a.yaml", 3, 1), "bad", "x")
+        >>> r.warning(Pos("rules/b.yaml", 1, 1), "odd", "y")
+        >>> one = r.within("rules/a.yaml")
+        >>> [str(d) for d in one.diagnostics], one.files
+        (['rules/a.yaml:3:1: error: bad [x]'], 1)
+        >>> one.notes
+        ['the other files of rules have 0 errors and 1 warning: harmony check rules lists them']
+        """
+        want = os.path.realpath(file)
+        mine = Report(files=1, left_out=set(self.left_out), incomplete=self.incomplete)
+        others = Report()
+        for d in self.diagnostics:
+            (mine if os.path.realpath(d.pos.path) == want else others).add(d)
+        mine.notes = list(self.notes)
+        if others.diagnostics:
+            where = display_path(os.fspath(folder if folder is not None
+                                           else os.path.dirname(os.fspath(file)) or "."))
+            e, w = len(others.errors), len(others.warnings)
+            mine.notes.append(f"the other files of {where} have {_count(e, 'error')} and "
+                              f"{_count(w, 'warning')}: harmony check {where} lists them")
+        return mine
 
     @property
     def errors(self) -> list[Diagnostic]:
@@ -85,8 +134,7 @@ class Report:
 
     def summary(self) -> str:
         e, w = len(self.errors), len(self.warnings)
-        plural = lambda n, s: f"{n} {s}{'' if n == 1 else 's'}"  # noqa: E731
-        return f"{plural(e, 'error')}, {plural(w, 'warning')} in {plural(self.files, 'file')}"
+        return f"{_count(e, 'error')}, {_count(w, 'warning')} in {_count(self.files, 'file')}"
 
     def to_text(self) -> str:
         lines = [str(d) for d in self.sorted()]
@@ -101,6 +149,10 @@ class Report:
                         "files": self.files},
             "notes": list(self.notes),
         }, indent=2, sort_keys=True) + "\n"
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}{'' if n == 1 else 's'}"
 
 
 def display_path(path: str) -> str:

@@ -367,13 +367,50 @@ _NAMED = re.compile(r"^[ \t]*(?:-[ \t]+)?\{?[ \t]*(?:id|key|name|term)[ \t]*:[ \
 
 
 def names_in_text(text: str) -> set[str]:
-    """The ids, keys, names and terms a file that does not parse seems to define.
+    """The ids, keys, names, terms and aliases a file that does not parse seems to define.
 
     >>> sorted(names_in_text("sources:\\n  - {key: PB, title: x}\\nglossary:\\n  - term: Spotted unit\\n"))
     ['PB', 'spotted unit']
+    >>> sorted(names_in_text("  - term: inverted\\n    aliases: [Face down, 'invert']\\n"
+    ...                      "  - term: spotted\\n    aliases:\\n      - spot  # verb\\n      - spotter\\n"))
+    ['face down', 'invert', 'inverted', 'spot', 'spotted', 'spotter']
     """
     return {m.group(1).strip().lower() if " " in m.group(1).strip() else m.group(1).strip()
-            for m in _NAMED.finditer(text)}
+            for m in _NAMED.finditer(text)} | _aliases_in_text(text)
+
+
+_ALIASES = re.compile(r"^[ \t]*(?:-[ \t]+)?\{?[ \t]*aliases[ \t]*:[ \t]*(.*)$", re.M)
+_ITEM = re.compile(r"^[ \t]*-[ \t]+(.*)$")
+
+
+def _term_name(value: Any) -> str:
+    """A glossary term or alias as links are matched: lower case, single spaces."""
+    return " ".join(str(value).lower().split())
+
+
+def _aliases_in_text(text: str) -> set[str]:
+    """The glossary aliases written in a file's text (flow list, block list or one value)."""
+    found: set[str] = set()
+    bare = lambda v: _term_name(v.split(" #")[0].strip().strip("'\""))  # noqa: E731
+    for m in _ALIASES.finditer(text):
+        rest = m.group(1).split(" #")[0].strip()
+        if rest.startswith("["):
+            body = text[m.start(1) + m.group(1).index("["):]
+            inner = body[1:body.find("]")] if "]" in body else body[1:]
+            values = [v for line in inner.split("\n") for v in line.split(" #")[0].split(",")]
+        elif rest:
+            values = [rest]
+        else:
+            values = []
+            for line in text[m.end():].split("\n")[1:]:
+                item = _ITEM.match(line)
+                if not item:
+                    if line.strip() and not line.strip().startswith("#"):
+                        break
+                    continue
+                values.append(item.group(1))
+        found |= {bare(v) for v in values if bare(v)}
+    return found
 
 
 _ID_FIELD = {"sources": "key", "topics": "id", "clauses": "id", "parameters": "name",
@@ -384,6 +421,17 @@ def _name(node: Any, field: str) -> str | None:
     value = node.get(field) if isinstance(node, dict) else None
     return value.lower() if field == "term" and isinstance(value, str) else (
         value if isinstance(value, str) else None)
+
+
+def _aliases(item: Any) -> set[str]:
+    """The aliases of a glossary item, however malformed the item.
+
+    >>> sorted(_aliases({"term": "spotted", "aliases": ["Spot", 3, "spotter "]}))
+    ['3', 'spot', 'spotter']
+    """
+    value = item.get("aliases") if isinstance(item, dict) else None
+    values = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+    return {_term_name(v) for v in values if isinstance(v, (str, int)) and _term_name(v)}
 
 
 def usable_part(tree: Any, broken: set, left_out: set) -> dict:
@@ -404,6 +452,8 @@ def usable_part(tree: Any, broken: set, left_out: set) -> dict:
                     name = _name(item, field)
                     if name:
                         left_out.add(name)
+                    if section == "glossary":   # its aliases are names links may use too
+                        left_out.update(_aliases(item))
                 else:
                     keep.append(item)
             kept[section] = keep

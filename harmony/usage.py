@@ -4,10 +4,24 @@ A :class:`UsageError` is the user's mistake in calling a command (a path that
 does not exist, a folder with no rules in it, a bad option value): the CLI
 prints it as one line ``harmony COMMAND: error: ...`` and exits 2. Command
 modules raise it; they never import :mod:`harmony.cli`.
+
+Every command reads the rules path it is given through :func:`rules_arg`, so
+a wrong path gets the same words whatever the command:
+
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as d:
+...     rules_arg(d)
+Traceback (most recent call last):
+...
+harmony.usage.UsageError: no YAML files (.yaml, .yml) in ...: is this the rules_data folder?
 """
 from __future__ import annotations
 
+import re
+from dataclasses import dataclass
 from pathlib import Path
+
+from .loader import MAX_BYTES, YAML_SUFFIXES, read_checked, yaml_files
 
 
 class UsageError(Exception):
@@ -20,20 +34,121 @@ def default_rules_data() -> Path:
     return here if here.is_dir() else Path("rules_data")
 
 
-def rules_path(value: str | None) -> Path:
+@dataclass(frozen=True)
+class Rules:
+    """What a command reads, from the path the user gave.
+
+    ``root`` is what to load: a rules folder, or a file that stands alone.
+    ``only`` is the one file the user named inside that folder, when they
+    named a file: the folder is loaded so that its references resolve, and
+    the command reports (formats, prints) that file alone.
+    """
+
+    root: Path
+    only: Path | None = None
+
+    @property
+    def given(self) -> Path:
+        """The path as the user means it: the one file, else the root."""
+        return self.only or self.root
+
+
+def rules_arg(value: str | Path | None, *, folder: bool = False) -> Rules:
+    """The rules a command reads from the path the user gave (default: the shipped
+    rules_data), or a :class:`UsageError` saying what is wrong with the path.
+
+    Refused: a path that does not exist or is neither a file nor a folder; a
+    file that is not ``.yaml``/``.yml`` (or any file, with ``folder=True``);
+    a folder without a YAML file; rules that define no sources anywhere (when
+    a file that might define them cannot be read, the command goes on and
+    reports that file's positioned errors instead).
+
+    A single file is read within its rules folder: the nearest folder above it
+    that holds a file defining ``sources:``. A file that defines sources itself
+    stands alone, as does a file that cannot be read (its problems are its own).
+
+    >>> r = rules_arg(default_rules_data() / "spotting.yaml")
+    >>> (r.root.name, r.only.name)
+    ('rules_data', 'spotting.yaml')
+    >>> rules_arg(default_rules_data() / "sources.yaml").only is None
+    True
+    >>> rules_arg(default_rules_data() / "spotting.yaml", folder=True)
+    Traceback (most recent call last):
+    ...
+    harmony.usage.UsageError: .../spotting.yaml is not a folder: give a rules_data folder
+    """
     path = Path(value) if value else default_rules_data()
     if not path.exists():
         raise UsageError(f"no such file or folder: {path}")
     if not (path.is_file() or path.is_dir()):
         raise UsageError(f"{path} is neither a file nor a folder")
-    return path
+    if path.is_file():
+        if folder:
+            raise UsageError(f"{path} is not a folder: give a rules_data folder")
+        if path.suffix not in YAML_SUFFIXES:
+            raise UsageError(f"{path} is not a YAML file (.yaml, .yml): give a rules_data "
+                             "folder or one of its YAML files")
+        home = None if _defines_sources(path) is not False else rules_folder_of(path)
+        rules = Rules(home, path) if home is not None else Rules(path)
+    else:
+        if not yaml_files(path):
+            raise UsageError(f"no YAML files (.yaml, .yml) in {path}: is this the rules_data "
+                             "folder?")
+        rules = Rules(path)
+    if not has_sources(rules.root):
+        raise UsageError(f"no sources defined in {rules.given}: rules name their sources "
+                         "(sources: in one of the folder's files); is this the rules_data folder?")
+    return rules
 
 
-def yaml_path(value: str | None) -> Path:
-    """:func:`rules_path`, refusing a folder without a single YAML file (a wrong path,
-    most likely, that would otherwise pass every check)."""
-    from .loader import yaml_files
-    path = rules_path(value)
-    if path.is_dir() and not yaml_files(path):
-        raise UsageError(f"no YAML files (.yaml, .yml) in {path}: is this the rules_data folder?")
-    return path
+#: a top-level ``sources:`` key, found without parsing (a mapping key at column 0)
+_SOURCES_KEY = re.compile(rb"^(?:\{[ \t]*)?[\"']?sources[\"']?[ \t]*:", re.M)
+
+
+def _mentions_sources(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return bool(_SOURCES_KEY.search(f.read(MAX_BYTES + 1)))
+    except OSError:
+        return False
+
+
+def _defines_sources(path: Path) -> bool | None:
+    """True when the file defines ``sources:``, False when it reads and does not,
+    None when it cannot be read (it might, once fixed)."""
+    if _mentions_sources(path):
+        return True
+    doc = read_checked(path)[0]
+    if doc.tree is None:
+        return None
+    return isinstance(doc.tree, dict) and "sources" in doc.tree
+
+
+def has_sources(root: Path) -> bool:
+    """False only when every YAML file under ``root`` reads and none defines sources.
+
+    A cheap scan first; the files are parsed (through the loader's cache) only
+    when no file has a ``sources:`` key at the start of a line.
+    """
+    files = yaml_files(root)
+    if any(_mentions_sources(p) for p in files):
+        return True
+    return any(_defines_sources(p) is not False for p in files)
+
+
+def rules_folder_of(file: Path) -> Path | None:
+    """The rules folder ``file`` belongs to: the folder holding it, or the one above
+    that (for ``scenarios/``), whichever is nearer and has a file of its own with a
+    top-level ``sources:`` key; None when neither has.
+
+    >>> rules_folder_of(default_rules_data() / "scenarios" / "rev-figure-1.yaml").name
+    'rules_data'
+    """
+    for folder in (file.parent, file.parent.parent if file.parent.name else file.resolve().parent.parent):
+        try:
+            own = sorted(p for p in folder.iterdir() if p.suffix in YAML_SUFFIXES and p.is_file())
+        except OSError:
+            continue
+        if any(_mentions_sources(p) for p in own):
+            return folder
+    return None

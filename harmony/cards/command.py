@@ -1,10 +1,12 @@
 """``harmony cards``: the rule cards of one or more rulesets as a PDF ready to print and cut."""
 from __future__ import annotations
 
+import dataclasses
+import os
 import sys
 import time
 
-from ..usage import UsageError, rules_path
+from ..usage import UsageError, rules_arg
 from .layout import CARD_SIZES, MIN_MARGIN, PAPERS
 
 DEFAULT_OUT = "build/cards.pdf"
@@ -40,7 +42,7 @@ def run_cards(args) -> int:
     from .fit import card_pos, overflow_message
     from .layout import impose
 
-    path = rules_path(args.path)
+    given = rules_arg(args.path)
     if args.bleed < 0 or args.bleed > 20:
         raise UsageError(f"--bleed must be between 0 and 20 mm, not {args.bleed:g}")
     if args.margin < 0:
@@ -49,11 +51,17 @@ def run_cards(args) -> int:
         impose(args.size, args.paper, args.bleed, args.margin)
     except ValueError as e:
         raise UsageError(str(e))
-    model, report = load(path)
+    model, report = load(given.root)
     if report.errors:
-        sys.stderr.write(report.to_text())
-        print(f"harmony cards: {path} has errors; fix them first (harmony check)", file=sys.stderr)
+        shown = report.within(given.only, given.root) if given.only else report
+        sys.stderr.write(shown.to_text())
+        print(f"harmony cards: {given.root} has errors; fix them first (harmony check)",
+              file=sys.stderr)
         return 1
+    if given.only is not None:   # the cards of that file's cells, with the folder's sources
+        mine = os.path.realpath(given.only)
+        model = dataclasses.replace(model, clauses={
+            k: c for k, c in model.clauses.items() if os.path.realpath(c.file) == mine})
     rules = args.rules
     if rules is not None:
         unknown = [k for k in rules if k not in model.sources]
@@ -84,8 +92,9 @@ def run_cards(args) -> int:
     if not cards:
         from .collect import default_rules
         asked = rules if rules is not None else default_rules(model)
-        print(f"harmony cards: no cards to print: no cell of {', '.join(asked) or 'any ruleset'} "
-              "has a card (add card: {title, text} to its cells)", file=sys.stderr)
+        where = f" in {given.only}" if given.only is not None else ""
+        print(f"harmony cards: no cards to print: no cell of {', '.join(asked) or 'any ruleset'}"
+              f"{where} has a card (add card: {{title, text}} to its cells)", file=sys.stderr)
         return 1
     from pathlib import Path
     out = Path(args.out)

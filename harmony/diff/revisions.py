@@ -15,7 +15,7 @@ from pathlib import Path
 from ..diagnostics import Report
 from ..loader import load
 from ..model import Model
-from ..usage import UsageError
+from ..usage import UsageError, rules_arg
 
 RULES_DIR = "rules_data"
 
@@ -103,6 +103,7 @@ def folder_side(spec: str, rules_dir: str = RULES_DIR) -> Side:
     path = Path(spec)
     if path.is_dir() and (path / rules_dir).is_dir():
         path = path / rules_dir
+    rules_arg(path)  # the same usage errors as every command for a folder that holds no rules
     model, report = load(path)
     return Side(spec, path, model, report)
 

@@ -1,10 +1,10 @@
-"""The ``build`` and ``serve`` commands, registered with :func:`harmony.cli.command`."""
+"""The ``build`` and ``serve`` commands (listed in :data:`harmony.cli.COMMANDS`)."""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from ..usage import UsageError, rules_path
+from ..usage import UsageError, rules_arg
 
 DEFAULT_OUT = Path("build") / "site"
 
@@ -22,10 +22,7 @@ def serve_args(p):
 
 
 def _folder(value: str | None) -> Path:
-    path = rules_path(value)
-    if not path.is_dir():
-        raise UsageError(f"{path} is not a folder: the site is built from a rules_data folder")
-    return path
+    return rules_arg(value, folder=True).root
 
 
 def run_build(args) -> int:

@@ -17,7 +17,6 @@ import http.server
 import json
 import sys
 import threading
-import time
 from pathlib import Path
 
 from . import generate
