@@ -16,7 +16,7 @@ import traceback
 
 from typing import Callable, NamedTuple
 
-from . import __version__, diff
+from . import __version__, diff, init
 from .cards import command as cards_command
 from .site import command as site_command
 from .usage import UsageError, yaml_path
@@ -90,6 +90,8 @@ COMMANDS: tuple[Command, ...] = (
             cards_command.cards_args, cards_command.run_cards),
     Command("diff", "what changed in rules_data between two revisions: text, parameters, rulings",
             diff.diff_args, diff.run_diff),
+    Command("init", "start a new harmony in a new folder: a minimal rules_data that passes "
+            "every check", init.init_args, init.run_init),
 )
 BY_NAME = {c.name: c for c in COMMANDS}
 

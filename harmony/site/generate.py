@@ -33,12 +33,12 @@ from pathlib import Path
 
 import jinja2
 
+from .. import resources
 from ..model import Model
 from . import views
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-TEMPLATES = ROOT / "templates" / "site"
-SITE = ROOT / "site"
+TEMPLATES = resources.templates() / "site"
+SITE = resources.site_sources()
 
 #: Folder of the staged sources holding included fragments (not documents).
 FRAGMENTS = "_generated"
