@@ -39,6 +39,9 @@ from . import views
 
 TEMPLATES = resources.templates() / "site"
 SITE = resources.site_sources()
+#: the top of the checkout the code runs from (tests read rules_data through it); None
+#: when harmony runs from an installed wheel, which needs nothing outside the package
+ROOT = resources.checkout_root()
 
 #: Folder of the staged sources holding included fragments (not documents).
 FRAGMENTS = "_generated"
