@@ -29,9 +29,12 @@ class UsageError(Exception):
 
 
 def default_rules_data() -> Path:
-    """The shipped rules_data: beside the package in a checkout, else ./rules_data."""
-    here = Path(__file__).resolve().parent.parent / "rules_data"
-    return here if here.is_dir() else Path("rules_data")
+    """The shipped rules_data when running from a checkout, else ./rules_data (an installed
+    package ships no rules of its own: ``harmony init`` starts a folder)."""
+    from .resources import checkout_root
+    top = checkout_root()
+    return top / "rules_data" if top is not None and (top / "rules_data").is_dir() \
+        else Path("rules_data")
 
 
 @dataclass(frozen=True)

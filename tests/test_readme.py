@@ -17,9 +17,25 @@ def section(title: str) -> str:
 def test_exactly_two_commands_one_builds_one_tests():
     block = re.search(r"```sh\n(.*?)```", section("Two commands"), re.S).group(1)
     cmds = [line for line in block.splitlines() if line.strip() and not line.startswith("#")]
-    assert cmds == ["bash .ci/setup && harmony build", "bash .ci/setup && python3 -m pytest -q"]
-    ci = (ROOT / ".ci" / "run").read_text("utf-8")
-    assert "bash .ci/setup" in ci and cmds[1].split("&& ")[1] in ci
+    assert cmds == ["bash .ci/setup && .venv/bin/harmony build",
+                    "bash .ci/setup && .venv/bin/python -m pytest -q"]
+
+
+def test_ci_runs_the_setup_the_copy_check_and_the_readme_test_command_in_that_order():
+    block = re.search(r"```sh\n(.*?)```", section("Two commands"), re.S).group(1)
+    test_command = [line for line in block.splitlines() if "pytest" in line][0]
+    ci = [line for line in (ROOT / ".ci" / "run").read_text("utf-8").splitlines()
+          if line.strip() and not line.startswith(("#", "set ", "cd "))]
+    setup, run_tests = test_command.split(" && ")
+    assert ci == [setup, "../shared/tools/copycheck .", run_tests]
+
+
+def test_setup_puts_every_python_package_in_the_checkouts_venv():
+    setup = (ROOT / ".ci" / "setup").read_text("utf-8")
+    pip_lines = [line for line in setup.splitlines() if "pip install" in line]
+    assert pip_lines and all(line.strip().startswith(".venv/bin/python -m pip") for line in pip_lines)
+    assert "-m venv" in setup and "/usr/bin/python3" in setup
+    assert ".venv/" in (ROOT / ".gitignore").read_text("utf-8").split()
 
 
 def test_every_command_is_documented_and_every_documented_command_exists():

@@ -11,10 +11,11 @@ from pathlib import Path
 
 import jinja2
 
+from .. import resources
 from .collect import CardView
 from .layout import CARD_SIZES, MIN_MARGIN, PAPERS, Imposition, impose
 
-TEMPLATES = Path(__file__).resolve().parent.parent.parent / "templates" / "cards"
+TEMPLATES = resources.templates() / "cards"
 #: Width of a crop mark line, mm (about 0.4 pt).
 HAIRLINE = 0.15
 

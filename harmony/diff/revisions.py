@@ -95,7 +95,14 @@ def safe_extract(data: bytes, dest: Path) -> None:
     """Unpack a tar archive (``git archive``'s output) into ``dest``, refusing any path
     that would leave it."""
     with tarfile.open(fileobj=io.BytesIO(data)) as tar:
-        tar.extractall(dest, filter="data")
+        if hasattr(tarfile, "data_filter"):
+            tar.extractall(dest, filter="data")
+            return
+        # Python before 3.11.4 (Debian 12's 3.11.2) has no extraction filters: regular
+        # files and folders only, each inside dest
+        root = dest.resolve()
+        tar.extractall(dest, members=[m for m in tar.getmembers() if (m.isfile() or m.isdir())
+                                      and (root / m.name).resolve().is_relative_to(root)])
 
 
 def folder_side(spec: str, rules_dir: str = RULES_DIR) -> Side:

@@ -31,14 +31,16 @@ from pathlib import Path
 
 import jinja2
 
-from .. import cards, diff, scenario
+from .. import cards, diff, resources, scenario
 from ..model import Citation, Model
 from . import views
 from .figures import scenario_figures
 
-ROOT = Path(__file__).resolve().parent.parent.parent
-TEMPLATES = ROOT / "templates" / "site"
-SITE = ROOT / "site"
+TEMPLATES = resources.templates() / "site"
+SITE = resources.site_sources()
+#: the top of the checkout the code runs from (tests read rules_data through it); None
+#: when harmony runs from an installed wheel, which needs nothing outside the package
+ROOT = resources.checkout_root()
 
 #: Folder of the staged sources holding included fragments (not documents).
 FRAGMENTS = "_generated"

@@ -1,0 +1,81 @@
+"""``harmony init DIR``: start a new harmony from the starter folder the package ships.
+
+The starter (``harmony/starter/``, see :func:`harmony.resources.starter`) is
+the smallest harmony that uses every kind of file: two sources (two editions
+of an invented game), a topic, a clause whose cells set a parameter and carry
+an example that runs on the rules engine, the parameters the engine reads for
+it, a glossary term and a scenario. It passes ``harmony check``, ``harmony fmt
+--check``, ``python3 -m pytest --harmony-rules DIR`` and ``harmony build`` as
+it is; the comments at the top of each file say what to change.
+
+>>> import tempfile
+>>> with tempfile.TemporaryDirectory() as tmp:
+...     made = create(Path(tmp) / "my-rules")
+...     [p.relative_to(Path(tmp)).as_posix() for p in made][:2]
+['my-rules/glossary.yaml', 'my-rules/parameters.yaml']
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+from .resources import starter
+from .usage import UsageError
+
+SUFFIXES = (".yaml", ".yml")
+
+
+def starter_files() -> list[Path]:
+    """The starter's files, relative to its folder, in path order.
+
+    >>> [p.as_posix() for p in starter_files()]  # doctest: +NORMALIZE_WHITESPACE
+    ['glossary.yaml', 'parameters.yaml', 'scenarios/dispersed-spotter.yaml',
+     'sources.yaml', 'spotting.yaml', 'topics.yaml']
+    """
+    root = starter()
+    return sorted((p.relative_to(root) for p in root.rglob("*")
+                   if p.is_file() and p.suffix in SUFFIXES), key=lambda p: p.as_posix())
+
+
+def create(dest: Path) -> list[Path]:
+    """Copy the starter into ``dest`` (created if missing); the files written, in path order.
+
+    Refuses, with a :class:`~harmony.usage.UsageError`, a ``dest`` that is a
+    file or a folder with anything in it: nothing of yours is overwritten.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as tmp:
+    ...     _ = (Path(tmp) / "notes.txt").write_text("mine")
+    ...     create(Path(tmp))
+    Traceback (most recent call last):
+    ...
+    harmony.usage.UsageError: ... is not empty: harmony init starts a new folder ...
+    """
+    if dest.exists() and not dest.is_dir():
+        raise UsageError(f"{dest} is a file: harmony init needs a new or empty folder")
+    if dest.is_dir() and any(dest.iterdir()):
+        raise UsageError(f"{dest} is not empty: harmony init starts a new folder "
+                         "(give a new or empty one)")
+    root = starter()
+    written = []
+    for rel in starter_files():
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes((root / rel).read_bytes())
+        written.append(target)
+    return written
+
+
+def init_args(p) -> None:
+    p.add_argument("dir", metavar="DIR", help="the folder to create (new, or empty)")
+
+
+def run_init(args) -> int:
+    dest = Path(args.dir)
+    made = create(dest)
+    print(f"created {dest} ({len(made)} files: "
+          + ", ".join(p.relative_to(dest).as_posix() for p in made) + ")")
+    print("next, edit the files (each says what it holds) and run:\n"
+          f"  harmony check {dest}\n"
+          f"  python3 -m pytest --harmony-rules {dest}\n"
+          f"  harmony build {dest}")
+    return 0
