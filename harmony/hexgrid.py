@@ -212,57 +212,68 @@ def trace(a: Hex, b: Hex) -> Trace:
     >>> t.along, t.corners
     (frozenset(), ())
     """
-    hexes, sides, corners = _geometry(b.q - a.q, b.r - a.r)
+    dq, dr = b.q - a.q, b.r - a.r
+    hexes, sides = _geometry(dq, dr)
     at = [Hex(a.q + q, a.r + r) for q, r, _ in hexes]
-    keys, crossed, along = [], set(), set()
+    X, Y = 3 * dq, dq + 2 * dr
+    keys, crossed, along, corners = [], set(), set(), {}
     for q, r, k, how in sides:
         h = Hex(a.q + q, a.r + r)
         key = hexside(h, h + DIRECTIONS[k])
         keys.append(key)
         if how == "crossed":
             crossed.add(key)
-        elif how == "along":
+            continue
+        if how == "along":
             along.add(key)
+        for i in (k, k + 1):                       # the corner(s) on the segment
+            x, y = 3 * q + CORNERS[i][0], q + 2 * r + CORNERS[i][1]
+            if X * y == Y * x:
+                meeting = tuple(sorted(h + d for d in (Hex(0, 0), DIRECTIONS[i - 1], DIRECTIONS[i % 6])))
+                corners[X * x + 3 * Y * y] = meeting
     return Trace(tuple(at), frozenset(h for h, (_, _, s) in zip(at, hexes) if s == 0),
                  tuple(keys), frozenset(crossed), frozenset(along),
-                 tuple(tuple(sorted(Hex(a.q + q, a.r + r) + d
-                                    for d in (Hex(0, 0), DIRECTIONS[i - 1], DIRECTIONS[i])))
-                       for q, r, i in corners))
+                 tuple(corners[g] for g in sorted(corners)))
 
 
 @lru_cache(maxsize=1 << 16)
-def _geometry(dq: int, dr: int) -> tuple[tuple, tuple, tuple]:
+def _geometry(dq: int, dr: int) -> tuple[tuple, tuple]:
     """The segment from the centre of Hex(0, 0) to that of Hex(dq, dr), exactly.
 
-    Returns ``(hexes, sides, corners)``, each in order along the segment:
-    ``hexes`` as ``(q, r, side)``, side 0 for a hex whose inside the segment
-    enters, +1 or -1 for one it only touches (on the left or the right of the
-    segment); ``sides`` as ``(q, r, k, how)`` for the hexside between (q, r)
-    and (q, r) + DIRECTIONS[k], k in 0..2, how "crossed", "along" or "end"
-    (touched at one corner); ``corners`` as ``(q, r, i)``, corner i of (q, r).
+    Returns ``(hexes, sides)``, each in order along the segment: ``hexes`` as
+    ``(q, r, side)``, side 0 for a hex whose inside the segment enters, +1 or
+    -1 for one it only touches (on the left or the right of the segment);
+    ``sides`` as ``(q, r, k, how)`` for the hexside between (q, r) and
+    (q, r) + DIRECTIONS[k], k in 0..2, how "crossed", "along" or "end"
+    (touched at one of its corners).
 
     The segment runs from (0, 0) to B = (X, Y) on the lattice. Two whole
     numbers place a point p = (x, y) against it: f(p) = X*y - Y*x, zero on
     the line, of one sign on each side, and g(p) = X*x + 3*Y*y, which grows
     along it (the dot product with B on the board, times 4). A hex meets the
     line when |f| at its centre is at most M, the largest f of a corner
-    offset (its inside when less). Lines through the inside of different
-    hexes overlap nowhere, and the end hexes hold the segment for at least
-    half a hex on each side of their centres; so a hex other than the two
-    ends meets the segment exactly when it meets the line and 0 < g < g(B)
-    at its centre.
+    offset (its inside when less). The line's pieces in different hexes
+    overlap nowhere, and each end hex holds the segment for at least half a
+    hex height on each side of its centre, while hex centres are a hex height
+    apart; so a hex other than the two ends meets the segment exactly when it
+    meets the line and 0 < g < g(B) at its centre. A hexside between two hexes
+    that meet the segment meets it when f at its two corners is not of one
+    strict sign. Hexes are ordered by g at their centres, hexsides by g at
+    their middles (tests check the order against where each hex's piece of
+    the segment lies).
     """
     if dq < 0 or (dq == 0 and dr < 0):
         # The same segment walked from the other end: translate, reverse, swap sides.
-        hexes, sides, corners = _geometry(-dq, -dr)
+        hexes, sides = _geometry(-dq, -dr)
         return (tuple((q + dq, r + dr, -s) for q, r, s in reversed(hexes)),
-                tuple((q + dq, r + dr, k, how) for q, r, k, how in reversed(sides)),
-                tuple((q + dq, r + dr, i) for q, r, i in reversed(corners)))
+                tuple((q + dq, r + dr, k, how) for q, r, k, how in reversed(sides)))
     if dq == 0 and dr == 0:
-        return ((0, 0, 0),), (), ()
+        return ((0, 0, 0),), ()
     X, Y = 3 * dq, dq + 2 * dr
-    F = [X * oy - Y * ox for ox, oy in CORNERS]
-    Gc = [X * ox + 3 * Y * oy for ox, oy in CORNERS]
+    F = [X * oy - Y * ox for ox, oy in CORNERS] + [0]
+    F[6] = F[0]
+    Gm = [X * ox + 3 * Y * oy for ox, oy in CORNERS] + [0]
+    Gm[6] = Gm[0]
     M = max(F)
     G = X * X + 3 * Y * Y
     met = []                                       # (g, f, q, r)
@@ -274,33 +285,28 @@ def _geometry(dq: int, dr: int) -> tuple[tuple, tuple, tuple]:
             lo, hi = -((M - base) // (2 * X)), (base + M) // (2 * X)
         for r in range(lo, hi + 1):
             g = 3 * X * q + 3 * Y * (q + 2 * r)
-            if 0 < g < G or (q, r) == (0, 0) or (q, r) == (dq, dr):
+            if 0 < g < G or (q == 0 and r == 0) or (q == dq and r == dr):
                 met.append((g, 2 * X * r - base, q, r))
     met.sort()
     f_at = {(q, r): f for _, f, q, r in met}
     hexes = tuple((q, r, 0 if -M < f < M else (1 if f > 0 else -1)) for _, f, q, r in met)
-    sides, corners = [], {}
+    sides = []
     for g, f, q, r in met:
-        for k in range(3):
-            if (q + DIRECTIONS[k].q, r + DIRECTIONS[k].r) not in f_at:
-                continue
-            f1, f2 = f + F[k], f + F[k + 1]
-            if f1 == f2 == 0:
-                how = "along"
-            elif f1 == 0 or f2 == 0:
-                how = "end"
-            elif (f1 < 0) != (f2 < 0):
-                how = "crossed"
-            else:
-                continue
-            sides.append((2 * g + Gc[k] + Gc[k + 1], q, r, k, how))
-        for i in range(6):
-            if f + F[i] == 0 and 0 < g + Gc[i] < G:
-                point = (3 * q + CORNERS[i][0], q + 2 * r + CORNERS[i][1])
-                corners.setdefault(point, (g + Gc[i], q, r, i))
+        for k, n in enumerate(((q + 1, r), (q, r + 1), (q - 1, r + 1))):
+            if n in f_at:
+                f1, f2 = f + F[k], f + F[k + 1]
+                if f1 == f2 == 0:
+                    how = "along"
+                elif f1 == 0 or f2 == 0:
+                    how = "end"
+                elif (f1 < 0) != (f2 < 0):
+                    how = "crossed"
+                else:
+                    continue
+                sides.append((2 * g + Gm[k] + Gm[k + 1], q, r, k, how))
     sides.sort()
-    return (hexes, tuple(s[1:] for s in sides),
-            tuple(c[1:] for c in sorted(corners.values())))
+    return hexes, tuple(s[1:] for s in sides)
+
 
 # ------------------------------------------------------------ board labels
 

@@ -114,7 +114,7 @@ def sight(m: HexMap, a: Hex, b: Hex) -> Sight:
 
 def _blocker(m: HexMap, lo: Hex, hi: Hex) -> str | None:
     """The first blocking hex the segment meets from ``lo``, else the first blocking hexside."""
-    hexes, sides, _ = _geometry(hi.q - lo.q, hi.r - lo.r)
+    hexes, sides = _geometry(hi.q - lo.q, hi.r - lo.r)
     top = max(m.terrain(lo).elevation, m.terrain(hi).elevation)
     for q, r, _ in hexes[1:-1]:
         h = Hex(lo.q + q, lo.r + r)
@@ -147,21 +147,25 @@ def has_los(m: HexMap, a: Hex, b: Hex) -> bool:
 
 
 class _Table:
-    """A map's blocking hexes and hexsides as bit masks, and each offset's segment as masks.
+    """A map's blocking hexes and hexsides as one bit mask, and each offset's segment as a mask.
 
     Cells are numbered over a parallelogram of axial coordinates around the
     map (two hexes of margin, for segments that touch hexes off the edge):
     Hex(q, r) is cell ``(q - q0) * height + (r - r0)``, so a hex offset
-    (dq, dr) is the same step ``dq * height + dr`` from every cell. Bit ``i``
-    of a map mask is cell ``i``; hexside ``k`` (towards ``DIRECTIONS[k]``,
-    k in 0..2) of cell ``i`` is bit ``3 * i + k`` of the hexside mask.
+    (dq, dr) is the same step ``dq * height + dr`` from every cell. Cell ``i``
+    owns four bits from ``4 * i``: the hex itself, then its hexsides towards
+    ``DIRECTIONS[0]``, ``[1]`` and ``[2]`` (every hexside is owned by one of
+    its two hexes). The map mask sets the bits of what blocks; there is one
+    per elevation of a higher end, since a hex higher than both ends blocks.
 
     Each pair is asked from the end that makes the offset point right (or
     down, in one column), so half the offsets serve all pairs. An offset's
-    masks hold the cells and hexsides its segment meets, as steps from that
-    end plus ``height``, so that no bit is negative (a segment pointing right
-    never reaches a whole column left of its start); the map masks are kept
-    shifted up by ``height`` to match.
+    mask sets the bits of the hexes between the ends and the hexsides its
+    segment meets, as steps from that end plus ``height`` cells, so that no
+    bit is negative (a segment pointing right never reaches a whole column
+    left of its start); the map masks are kept shifted up to match. Then
+    ``(map_mask >> 4 * i) & offset_mask`` is zero exactly when the segment
+    from cell ``i`` is clear.
     """
 
     def __init__(self, m: HexMap):
@@ -172,67 +176,56 @@ class _Table:
         q0 = min(h.q for h in hexes) - margin
         r0 = min(h.r for h in hexes) - margin
         self.height = height = max(h.r for h in hexes) - r0 + 1 + margin
-        self.cells: dict[Hex, tuple[int, int]] = {}
-        self.elevations: list[tuple[int, int]] = []      # (cell, elevation) of each hex
+        #: a step between offsets' keys wider than any offset's dr, so that
+        #: ``dq * stride + dr`` is one number per offset, positive when it points right
+        self.stride = stride = 2 * height + 1
+        self.cells: dict[Hex, tuple[int, int, int]] = {}   # shift, elevation, key
+        tops: dict[int, int] = {}
         blocking = 0
         for h in hexes:
             t = m.terrain(h)
             i = (h.q - q0) * height + (h.r - r0)
-            self.cells[h] = (i, t.elevation)
-            self.elevations.append((i, t.elevation))
+            self.cells[h] = (4 * i, t.elevation, h.q * stride + h.r)
+            tops[t.elevation] = tops.get(t.elevation, 0) | 1 << (4 * i)
             if t.blocks_los:
-                blocking |= 1 << i
-        self.blocking = blocking
-        sides = 0
+                blocking |= 1 << (4 * i)
         for (x, y), name in m.hexsides.items():
             if m.types[name].blocks_los:
                 d = y - x
                 if d not in DIRECTIONS[:3]:
                     x, d = y, x - y
                 i = (x.q - q0) * height + (x.r - r0)
-                sides |= 1 << (3 * i + DIRECTIONS.index(d))
-        self.sides = sides << (3 * height)
-        self.by_top: dict[int, int] = {}
-        self.offsets: dict[tuple[int, int], tuple[int, int]] = {}
+                blocking |= 1 << (4 * i + 1 + DIRECTIONS.index(d))
+        #: the map mask for each elevation a line's higher end may have
+        self.by_top = {top: (blocking | sum(bits for e, bits in tops.items() if e > top))
+                       << (4 * height) for top in tops}
+        self.offsets: dict[int, int] = {}
 
-    def hexes_above(self, top: int) -> int:
-        """The mask (shifted up) of hexes that block a line whose higher end is ``top``."""
-        bits = self.blocking
-        for i, e in self.elevations:
-            if e > top:
-                bits |= 1 << i
-        bits <<= self.height
-        self.by_top[top] = bits
-        return bits
-
-    def offset(self, dq: int, dr: int) -> tuple[int, int]:
-        """The masks of the hexes (ends left out) and hexsides that offset's segment meets."""
-        hexes, sides, _ = _geometry(dq, dr)
-        n = height = self.height
-        hm = sm = 0
+    def offset(self, key: int) -> int:
+        """The mask of the hexes (ends left out) and hexsides the segment of an offset meets."""
+        dq, dr = divmod(key, self.stride)
+        if dr > self.height:
+            dq, dr = dq + 1, dr - self.stride
+        hexes, sides = _geometry(dq, dr)
+        height = self.height
+        mask = 0
         if distance(Hex(0, 0), Hex(dq, dr)) > 1:
             for q, r, _ in hexes[1:-1]:
-                hm |= 1 << (n + q * height + r)
+                mask |= 1 << (4 * (height + q * height + r))
             for q, r, k, _ in sides:
-                sm |= 1 << (3 * (n + q * height + r) + k)
-        self.offsets[dq, dr] = hm, sm
-        return hm, sm
+                mask |= 1 << (4 * (height + q * height + r) + 1 + k)
+        self.offsets[key] = mask
+        return mask
 
     def clear(self, a: Hex, b: Hex) -> bool:
         ca, cb = self.cells.get(a), self.cells.get(b)
         if ca is None or cb is None:            # off the map: the plain walk
             return distance(a, b) <= 1 or _blocker(self.map, *sorted((a, b))) is None
-        dq, dr = b[0] - a[0], b[1] - a[1]
-        if dq < 0 or (dq == 0 and dr < 0):     # the same segment, walked from b
-            dq, dr, ca, cb = -dq, -dr, cb, ca
-        masks = self.offsets.get((dq, dr)) or self.offset(dq, dr)
-        ia, ea = ca
-        eb = cb[1]
-        top = ea if ea > eb else eb
-        hm, sm = masks
-        bits = self.by_top.get(top)
-        if bits is None:
-            bits = self.hexes_above(top)
-        if (bits >> ia) & hm:
-            return False
-        return not (sm and (self.sides >> (3 * ia)) & sm)
+        key = cb[2] - ca[2]
+        if key < 0:                              # the same segment, walked from b
+            ca, cb, key = cb, ca, -key
+        mask = self.offsets.get(key)
+        if mask is None:
+            mask = self.offset(key)
+        ea, eb = ca[1], cb[1]
+        return not (self.by_top[ea if ea > eb else eb] >> ca[0]) & mask
