@@ -16,9 +16,13 @@ offset layout: columns B, D, F, ... sit half a hex lower than A, C, E.
 >>> label(Hex(1, 0)), sorted(label(n) for n in neighbours(parse_label("B2")))
 ('B1', ['A2', 'A3', 'B1', 'B3', 'C2', 'C3'])
 
-A line exactly along a hexside is ambiguous; :func:`line` nudges the end
-points by a tiny epsilon, one way or the other (``nudge=+1`` / ``-1``), so
-that each line picks one side. :mod:`harmony.los` draws both.
+Exact lines. :func:`trace` follows the straight segment from one centre to
+another with whole-number arithmetic only (no sampling, no floats): every
+hex it meets, the hexsides it crosses or runs along, the corners it passes
+through. :func:`line` is the chain of hexes it passes through; where the
+segment runs along a hexside or through a corner, ``nudge`` picks the hexes
+on one side (``+1``) or the other (``-1``), as if the segment were moved an
+arbitrarily small distance that way. :mod:`harmony.los` uses both sides.
 
 >>> [label(h) for h in line(parse_label("A2"), parse_label("C2"), nudge=+1)]
 ['A2', 'B2', 'C2']
@@ -41,11 +45,8 @@ from __future__ import annotations
 
 import math
 import re
+from functools import lru_cache
 from typing import Iterator, NamedTuple
-
-#: The nudge added to both end points of a line (in cube coordinates) to
-#: break ties on hexsides; small enough never to move a point to another hex.
-EPSILON = (1e-6, 2e-6, -3e-6)
 
 LABEL = re.compile(r"^([A-Z]{1,2})([1-9][0-9]{0,2})$")
 
@@ -110,24 +111,29 @@ def cube_round(fq: float, fr: float, fs: float) -> Hex:
 
 
 def line(a: Hex, b: Hex, nudge: int = 1) -> list[Hex]:
-    """The hexes a straight line from ``a``'s centre to ``b``'s centre crosses.
+    """The hexes the straight segment from ``a``'s centre to ``b``'s centre passes through.
 
-    Linear interpolation in cube space, sampled once per hex of distance,
-    with both ends moved by ``nudge * EPSILON`` (``nudge`` is +1, -1 or 0).
-    Consecutive hexes of the result are always adjacent.
+    Exact (see :func:`trace`): every hex whose inside the segment enters, in
+    order, and, where it runs along a hexside or through a corner, the hexes
+    on one side of it: ``nudge=+1`` or ``-1`` picks the side. Consecutive hexes
+    are always adjacent. A segment that clips the corner of a hex counts that
+    hex, so a line may hold more than ``distance(a, b) + 1`` hexes.
+
+    >>> [label(h) for h in line(parse_label("A1"), parse_label("C2"))]
+    ['A1', 'B1', 'C2']
+    >>> [label(h) for h in line(parse_label("A2"), parse_label("J8"))]
+    ['A2', 'B2', 'C3', 'C4', 'D3', 'D4', 'E5', 'F5', 'G6', 'G7', 'H6', 'H7', 'I8', 'J8']
+    >>> distance(parse_label("A2"), parse_label("J8")) + 1
+    12
     """
-    n = distance(a, b)
-    if n == 0:
-        return [a]
-    eq, er, es = (nudge * e for e in EPSILON)
-    aq, ar, as_ = a.q + eq, a.r + er, a.s + es
-    bq, br, bs = b.q + eq, b.r + er, b.s + es
-    out = []
-    for i in range(n + 1):
-        t = i / n
-        out.append(cube_round(aq + (bq - aq) * t, ar + (br - ar) * t, as_ + (bs - as_) * t))
-    return out
-
+    if nudge not in (1, -1):
+        raise ValueError(f"nudge must be +1 or -1 (got {nudge!r})")
+    hexes = _geometry(b.q - a.q, b.r - a.r)[0]
+    x, y = 3 * (b.q - a.q), (b.q - a.q) + 2 * (b.r - a.r)
+    # The side of the old tie-breaking nudge (1, 2) in axial coordinates, (3, 5) on the lattice.
+    turn = 5 * x - 3 * y
+    side = nudge if turn > 0 else -nudge
+    return [Hex(a.q + q, a.r + r) for q, r, s in hexes if s == 0 or s == side]
 
 def hexside(a: Hex, b: Hex) -> tuple[Hex, Hex]:
     """The key of the hexside between two adjacent hexes (order-free).
@@ -138,6 +144,168 @@ def hexside(a: Hex, b: Hex) -> tuple[Hex, Hex]:
     if not adjacent(a, b):
         raise ValueError(f"{a} and {b} are not adjacent")
     return (a, b) if a <= b else (b, a)
+
+
+# ------------------------------------------------------------- exact lines
+#
+# Exact geometry works on the lattice of the board: x counted in half radii
+# of a hex and y in half heights (sqrt(3)/2 radii). Going from the board to
+# the lattice stretches y and nothing else, so straight lines stay straight,
+# a point on a line stays on it, and the centre and the corners of every hex
+# fall on whole numbers: the centre of Hex(q, r) is (3q, q + 2r), its corners
+# are the centre plus CORNERS. Everything below is whole-number arithmetic.
+
+#: Corner offsets of a hex on the lattice, clockwise from the right (the order
+#: of :func:`hex_corners`); the hexside towards ``DIRECTIONS[k]`` runs from
+#: corner ``k`` to corner ``k + 1``.
+CORNERS = ((2, 0), (1, 1), (-1, 1), (-2, 0), (-1, -1), (1, -1))
+
+
+def lattice_point(h: Hex) -> tuple[int, int]:
+    """The centre of ``h`` on the whole-number lattice of exact geometry.
+
+    >>> lattice_point(Hex(0, 0)), lattice_point(Hex(1, 0)), lattice_point(Hex(0, 1))
+    ((0, 0), (3, 1), (0, 2))
+    """
+    return 3 * h.q, h.q + 2 * h.r
+
+
+class Trace(NamedTuple):
+    """What the segment from one hex centre to another meets, in order along it.
+
+    ``hexes``: every hex it meets, even at one corner, from the first end hex
+    to the last; ``inside``: those whose inside it passes through (the others
+    it only touches); ``sides``: every hexside it meets, as :func:`hexside`
+    keys; ``crossed``: those it crosses at a point between their corners;
+    ``along``: those it runs along from corner to corner (the rest it touches
+    at one corner); ``corners``: the corners it passes through, each as the
+    three hexes that meet there.
+    """
+
+    hexes: tuple
+    inside: frozenset
+    sides: tuple
+    crossed: frozenset
+    along: frozenset
+    corners: tuple
+
+
+def trace(a: Hex, b: Hex) -> Trace:
+    """Everything the straight segment from ``a``'s centre to ``b``'s centre meets, exactly.
+
+    Along the B1/B2 hexside, touching both hexes and the two corners at its ends:
+
+    >>> t = trace(parse_label("A2"), parse_label("C2"))
+    >>> [label(h) for h in t.hexes], sorted(label(h) for h in t.inside)
+    (['A2', 'B1', 'B2', 'C2'], ['A2', 'C2'])
+    >>> [(label(x), label(y)) for x, y in t.along], len(t.sides), len(t.crossed)
+    ([('B1', 'B2')], 5, 0)
+    >>> [sorted(label(h) for h in c) for c in t.corners]
+    [['A2', 'B1', 'B2'], ['B1', 'B2', 'C2']]
+
+    A segment that clips a hex near its corner enters it (a line sampled once
+    per hex of distance misses D3 and G7 here):
+
+    >>> t = trace(parse_label("A2"), parse_label("J8"))
+    >>> [label(h) for h in t.hexes if h in t.inside][3:7]
+    ['C4', 'D3', 'D4', 'E5']
+    >>> t.along, t.corners
+    (frozenset(), ())
+    """
+    dq, dr = b.q - a.q, b.r - a.r
+    hexes, sides = _geometry(dq, dr)
+    at = [Hex(a.q + q, a.r + r) for q, r, _ in hexes]
+    X, Y = 3 * dq, dq + 2 * dr
+    keys, crossed, along, corners = [], set(), set(), {}
+    for q, r, k, how in sides:
+        h = Hex(a.q + q, a.r + r)
+        key = hexside(h, h + DIRECTIONS[k])
+        keys.append(key)
+        if how == "crossed":
+            crossed.add(key)
+            continue
+        if how == "along":
+            along.add(key)
+        for i in (k, k + 1):                       # the corner(s) on the segment
+            x, y = 3 * q + CORNERS[i][0], q + 2 * r + CORNERS[i][1]
+            if X * y == Y * x:
+                meeting = tuple(sorted(h + d for d in (Hex(0, 0), DIRECTIONS[i - 1], DIRECTIONS[i % 6])))
+                corners[X * x + 3 * Y * y] = meeting
+    return Trace(tuple(at), frozenset(h for h, (_, _, s) in zip(at, hexes) if s == 0),
+                 tuple(keys), frozenset(crossed), frozenset(along),
+                 tuple(corners[g] for g in sorted(corners)))
+
+
+@lru_cache(maxsize=1 << 16)
+def _geometry(dq: int, dr: int) -> tuple[tuple, tuple]:
+    """The segment from the centre of Hex(0, 0) to that of Hex(dq, dr), exactly.
+
+    Returns ``(hexes, sides)``, each in order along the segment: ``hexes`` as
+    ``(q, r, side)``, side 0 for a hex whose inside the segment enters, +1 or
+    -1 for one it only touches (on the left or the right of the segment);
+    ``sides`` as ``(q, r, k, how)`` for the hexside between (q, r) and
+    (q, r) + DIRECTIONS[k], k in 0..2, how "crossed", "along" or "end"
+    (touched at one of its corners).
+
+    The segment runs from (0, 0) to B = (X, Y) on the lattice. Two whole
+    numbers place a point p = (x, y) against it: f(p) = X*y - Y*x, zero on
+    the line, of one sign on each side, and g(p) = X*x + 3*Y*y, which grows
+    along it (the dot product with B on the board, times 4). A hex meets the
+    line when |f| at its centre is at most M, the largest f of a corner
+    offset (its inside when less). The line's pieces in different hexes
+    overlap nowhere, and each end hex holds the segment for at least half a
+    hex height on each side of its centre, while hex centres are a hex height
+    apart; so a hex other than the two ends meets the segment exactly when it
+    meets the line and 0 < g < g(B) at its centre. A hexside between two hexes
+    that meet the segment meets it when f at its two corners is not of one
+    strict sign. Hexes are ordered by g at their centres, hexsides by g at
+    their middles (tests check the order against where each hex's piece of
+    the segment lies).
+    """
+    if dq < 0 or (dq == 0 and dr < 0):
+        # The same segment walked from the other end: translate, reverse, swap sides.
+        hexes, sides = _geometry(-dq, -dr)
+        return (tuple((q + dq, r + dr, -s) for q, r, s in reversed(hexes)),
+                tuple((q + dq, r + dr, k, how) for q, r, k, how in reversed(sides)))
+    if dq == 0 and dr == 0:
+        return ((0, 0, 0),), ()
+    X, Y = 3 * dq, dq + 2 * dr
+    F = [X * oy - Y * ox for ox, oy in CORNERS] + [0]
+    F[6] = F[0]
+    Gm = [X * ox + 3 * Y * oy for ox, oy in CORNERS] + [0]
+    Gm[6] = Gm[0]
+    M = max(F)
+    G = X * X + 3 * Y * Y
+    met = []                                       # (g, f, q, r)
+    for q in range(dq + 1):
+        base = (3 * Y - X) * q                     # f at (q, r) is 2*X*r - base
+        if X == 0:
+            lo, hi = 0, dr
+        else:
+            lo, hi = -((M - base) // (2 * X)), (base + M) // (2 * X)
+        for r in range(lo, hi + 1):
+            g = 3 * X * q + 3 * Y * (q + 2 * r)
+            if 0 < g < G or (q == 0 and r == 0) or (q == dq and r == dr):
+                met.append((g, 2 * X * r - base, q, r))
+    met.sort()
+    f_at = {(q, r): f for _, f, q, r in met}
+    hexes = tuple((q, r, 0 if -M < f < M else (1 if f > 0 else -1)) for _, f, q, r in met)
+    sides = []
+    for g, f, q, r in met:
+        for k, n in enumerate(((q + 1, r), (q, r + 1), (q - 1, r + 1))):
+            if n in f_at:
+                f1, f2 = f + F[k], f + F[k + 1]
+                if f1 == f2 == 0:
+                    how = "along"
+                elif f1 == 0 or f2 == 0:
+                    how = "end"
+                elif (f1 < 0) != (f2 < 0):
+                    how = "crossed"
+                else:
+                    continue
+                sides.append((2 * g + Gm[k] + Gm[k + 1], q, r, k, how))
+    sides.sort()
+    return hexes, tuple(s[1:] for s in sides)
 
 
 # ------------------------------------------------------------ board labels

@@ -70,9 +70,69 @@ def terrain_types(extra: list[dict] | None = None) -> dict[str, TerrainType]:
     return types
 
 
+class _Counted(dict):
+    """A dict that counts its changes on the maps holding it (see :attr:`HexMap.revision`)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.listeners: list[list[int]] = []
+
+    def _changed(self) -> None:
+        for counter in self.__dict__.get("listeners", ()):
+            counter[0] += 1
+
+    def __setitem__(self, key, value):
+        super().__setitem__(key, value)
+        self._changed()
+
+    def __delitem__(self, key):
+        super().__delitem__(key)
+        self._changed()
+
+    def __ior__(self, other):
+        super().__ior__(other)
+        self._changed()
+        return self
+
+    def clear(self):
+        super().clear()
+        self._changed()
+
+    def pop(self, *args):
+        out = super().pop(*args)
+        self._changed()
+        return out
+
+    def popitem(self):
+        out = super().popitem()
+        self._changed()
+        return out
+
+    def setdefault(self, key, default=None):
+        out = super().setdefault(key, default)
+        self._changed()
+        return out
+
+    def update(self, *args, **kwargs):
+        super().update(*args, **kwargs)
+        self._changed()
+
+
 @dataclass
 class HexMap:
-    """A board: its size, the terrain of each hex and the features of hexsides."""
+    """A board: its size, the terrain of each hex and the features of hexsides.
+
+    :attr:`revision` grows whenever the map changes (a field set, an entry of
+    ``hexes``, ``hexsides`` or ``types`` set or removed), so that what is
+    derived from a map, such as the line-of-sight table of :mod:`harmony.los`,
+    knows when to be built again.
+
+    >>> m = HexMap.from_data({"columns": 3, "rows": 3})
+    >>> before = m.revision
+    >>> m.hexes[parse_label("B2")] = "woods"
+    >>> m.revision > before
+    True
+    """
 
     columns: int
     rows: int
@@ -81,6 +141,21 @@ class HexMap:
     hexes: dict[Hex, str] = field(default_factory=dict)
     hexsides: dict[tuple[Hex, Hex], str] = field(default_factory=dict)
     labels: dict[Hex, str] = field(default_factory=dict)
+
+    def __setattr__(self, name: str, value) -> None:
+        counter = self.__dict__.setdefault("_revision", [0])
+        if name in ("types", "hexes", "hexsides"):
+            if not isinstance(value, _Counted):
+                value = _Counted(value)
+            if not any(c is counter for c in value.listeners):
+                value.listeners.append(counter)
+        object.__setattr__(self, name, value)
+        counter[0] += 1
+
+    @property
+    def revision(self) -> int:
+        """A number that changes whenever the map does."""
+        return self.__dict__["_revision"][0]
 
     @classmethod
     def from_data(cls, data: dict) -> "HexMap":

@@ -4,7 +4,7 @@ from hypothesis import given, strategies as st
 
 from harmony.hexgrid import (DIRECTIONS, Hex, adjacent, board, board_origin, board_size, cube_round,
                              distance, from_offset, hex_corners, hex_to_pixel, hexside, hexside_segment,
-                             label, line, neighbours, parse_label, pixel_to_hex, to_offset)
+                             label, line, neighbours, parse_label, pixel_to_hex, to_offset, trace)
 
 coords = st.integers(min_value=-30, max_value=30)
 hexes = st.builds(Hex, coords, coords)
@@ -36,10 +36,23 @@ def test_triangle_inequality(a, b, c):
 
 @given(hexes, hexes, st.sampled_from([1, -1]))
 def test_line_is_a_chain_of_adjacent_hexes(a, b, nudge):
+    # An exact line counts every hex whose corner the segment clips, so it can
+    # hold more hexes than distance + 1 (the old sampled line never did: it
+    # skipped such hexes); never fewer, since each step moves one hex.
     l = line(a, b, nudge)
     assert l[0] == a and l[-1] == b
-    assert len(l) == distance(a, b) + 1
+    assert len(l) >= distance(a, b) + 1
+    assert len(set(l)) == len(l)
     assert all(adjacent(x, y) for x, y in zip(l, l[1:]))
+    t = trace(a, b)
+    assert set(l) >= t.inside and set(l) <= set(t.hexes)
+    assert set(line(a, b, -nudge)) | set(l) == set(t.hexes)
+
+
+def test_a_line_counts_the_hex_whose_corner_it_clips():
+    a, b = parse_label("A2"), parse_label("J8")
+    assert len(line(a, b)) == distance(a, b) + 3
+    assert {parse_label("D3"), parse_label("G7")} <= trace(a, b).inside
 
 
 def test_the_two_nudges_split_a_line_along_a_hexside():
