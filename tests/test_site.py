@@ -13,7 +13,7 @@ from pypdf import PdfReader
 
 from harmony.loader import load
 from harmony.site import generate
-from harmony.site.build import CACHE, BuildError, build_site
+from harmony.site.build import BuildError, build_site
 from harmony.site.testing import shipped_site
 
 ROOT = Path(__file__).resolve().parent.parent
