@@ -60,7 +60,8 @@ def run(label: str, rules: Path, out: Path, rows: list) -> None:
     ph = res.phases
     rows.append((label, len(res.staged.written), len(res.read), len(res.written), len(changed),
                  f"{seconds:.2f}", f"{ph['load and check']:.2f}", f"{ph['generate']:.2f}",
-                 f"{ph['sphinx']:.2f}", f"{ph['extras']:.2f}", ", ".join(changed) if len(changed) <= 4 else f"{len(changed)} files"))
+                 f"{ph['sphinx']:.2f}", f"{ph['extras']:.2f}",
+                 ", ".join(changed) if len(changed) <= 4 else f"{len(changed)} files"))
 
 
 def main(argv: list[str]) -> int:

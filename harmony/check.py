@@ -21,7 +21,7 @@ from .cards.fit import check_cards
 from .diagnostics import Pos, Report
 from .loader import load
 from .markup import marks
-from .model import Cell, Citation, Model
+from .model import Cell, Citation, Model, Source
 
 
 
@@ -138,7 +138,8 @@ def _sources(model: Model, report: Report) -> None:
             report.warning(s.pos("kind"), f"{s.kind} {s.key} names no base source", "missing-base")
     # cycles longer than one
     for s in model.sources.values():
-        seen, cur = set(), s
+        seen = set()
+        cur: Source | None = s
         while cur is not None and cur.base:
             if cur.key in seen:
                 report.error(s.pos("base"), f"base sources of {s.key} form a cycle", "base-cycle")
@@ -310,7 +311,8 @@ def _text_marks(model: Model, report: Report, obj, *fields) -> None:
                     and not report.was_left_out(" ".join(m.target.lower().split())):
                 report.error(_mark_pos(obj, path, text, m), f"text links glossary term "
                              f"'{m.target}', which the glossary does not define: "
-                             f"{_close(m.target, [n for t in model.glossary.values() for n in (t.term, *t.aliases)])}add it "
+                             f"{_close(m.target, [n for t in model.glossary.values() for n in (t.term, *t.aliases)])}"
+                             "add it "
                              "to the glossary (or as an alias of a term) or fix the link",
                              "unresolved-term")
             elif m.kind == "footnote" and m.target not in model.footnotes \
@@ -358,7 +360,7 @@ def _parameter(report: Report, p) -> None:
                      "parameter-values")
         if not p.values:
             return
-    problem = p.default is not None and param_type_error(p, p.default)
+    problem = param_type_error(p, p.default) if p.default is not None else None
     if problem:
         report.error(p.pos("default"), f"parameter '{p.name}': default {problem}", "parameter-type")
     raw = p.node.get("words") if isinstance(p.node, dict) else None

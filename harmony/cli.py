@@ -100,8 +100,14 @@ COMMANDS: tuple[Command, ...] = (
 BY_NAME = {c.name: c for c in COMMANDS}
 
 
-def parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="harmony", description="The rulebooks of the PanzerBlitz "
+class Parser(argparse.ArgumentParser):
+    """The harmony command line; ``subcommands`` holds each command's own parser by name."""
+
+    subcommands: dict[str, argparse.ArgumentParser]
+
+
+def parser() -> Parser:
+    p = Parser(prog="harmony", description="The rulebooks of the PanzerBlitz "
                                 "family as structured clauses: check, format, build, print.")
     p.add_argument("--version", action="version", version=f"harmony {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")

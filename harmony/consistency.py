@@ -196,7 +196,7 @@ def check_prose_numbers(model: Model, report: Report) -> None:
         for cell in clause.cells.values():
             if not cell.params:
                 continue
-            fields = [(("text",), cell.text)]
+            fields: list[tuple[tuple[str, ...], str | None]] = [(("text",), cell.text)]
             if cell.card:
                 fields += [(("card", "title"), cell.card.title), (("card", "text"), cell.card.text)]
             for path, text in fields:
@@ -265,6 +265,7 @@ def check_relations(model: Model, report: Report) -> None:
 
 
 def _restates(model: Model, report: Report, cell: Cell, src: Source) -> None:
+    assert cell.relation is not None, "called for a cell with a relation"
     for i, ref in enumerate(cell.relation.clauses):
         cid, key = _ref(ref, cell.source)
         target = model.clauses.get(cid)
@@ -475,21 +476,20 @@ def check_versions(model: Model, report: Report) -> None:
     for clause in model.clauses.values():
         for cell in clause.cells.values():
             ch = cell.changed
-            src = model.sources.get(cell.source)
-            if ch is None or src is None:
+            if ch is None or cell.source not in model.sources:
                 continue
+            src = model.sources[cell.source]
             names = [v.version for v in src.versions]
+            current = current_version(src)
             if not src.versions:
                 report.error(cell.pos("changed"), f"{where(cell)}: records a change in version "
                              f"{ch.version} but {src.key} lists no versions (versions:)",
                              "version-unknown")
             elif ch.version not in names:
                 continue  # harmony.check reports it (unresolved-version)
-            elif current_version(src) in names and \
-                    names.index(ch.version) > names.index(current_version(src)):
+            elif current in names and names.index(ch.version) > names.index(current):
                 report.error(cell.pos("changed", "version"), f"{where(cell)}: changed in version "
-                             f"{ch.version}, later than {src.key}'s current version "
-                             f"{current_version(src)}",
+                             f"{ch.version}, later than {src.key}'s current version {current}",
                              "version-after-current")
             if not cell.covered and ch is not None and src.versions and cell.status == "not-covered":
                 report.warning(cell.pos("changed"), f"{where(cell)}: a change recorded on a cell "

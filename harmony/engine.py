@@ -586,7 +586,8 @@ class Game:
         if combine == "any":
             groups = [sorted(f.id for f in candidates)]
         elif combine == "adjacent-hex":
-            groups, by_hex = [], {}
+            groups = []
+            by_hex: dict[Hex, list[str]] = {}
             for f in candidates:
                 if adjacent(f.hex, t.hex):
                     by_hex.setdefault(f.hex, []).append(f.id)

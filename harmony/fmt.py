@@ -12,6 +12,7 @@ import io
 import os
 import tempfile
 from dataclasses import dataclass
+from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import CommentMark
@@ -202,7 +203,8 @@ def _add_tail(container, key, text: str) -> None:
 def _add_lead(node: CommentedMap, trail: tuple, text: str) -> None:
     """Write comment lines before the first key of ``node``."""
     parent, where = trail[-1] if trail else (None, None)
-    holder, up = node, trail[-1] if trail else None
+    holder: CommentedMap | CommentedSeq = node
+    up = trail[-1] if trail else None
     if isinstance(parent, CommentedSeq):
         # now before the item's '- ', two columns left of its keys
         text = "".join(line[2:] if line.startswith("  ") else line
@@ -262,7 +264,7 @@ def keep_flow_comments(tree, text: str) -> None:
     comments = _flow_comments(text)
     if not comments:
         return
-    items: list[tuple[tuple[int, int], object, object, list]] = []  # (pos, node, key, ancestors)
+    items: list[tuple[tuple[int, int], Any, Any, list]] = []  # (pos, node, key, ancestors)
 
     def walk(node, ancestors: list) -> None:
         if not isinstance(node, (CommentedMap, CommentedSeq)):

@@ -264,9 +264,9 @@ def _geometry(dq: int, dr: int) -> tuple[tuple, tuple]:
     """
     if dq < 0 or (dq == 0 and dr < 0):
         # The same segment walked from the other end: translate, reverse, swap sides.
-        hexes, sides = _geometry(-dq, -dr)
-        return (tuple((q + dq, r + dr, -s) for q, r, s in reversed(hexes)),
-                tuple((q + dq, r + dr, k, how) for q, r, k, how in reversed(sides)))
+        back_hexes, back_sides = _geometry(-dq, -dr)
+        return (tuple((q + dq, r + dr, -s) for q, r, s in reversed(back_hexes)),
+                tuple((q + dq, r + dr, k, how) for q, r, k, how in reversed(back_sides)))
     if dq == 0 and dr == 0:
         return ((0, 0, 0),), ()
     X, Y = 3 * dq, dq + 2 * dr

@@ -36,9 +36,14 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode
 from .diagnostics import Pos, Report, display_path
 from .model import Model, add_document
 from .schema import validate_items
-# node_pos, plain and walk are read through the loader too (harmony.fmt, harmony.diff, tests)
-from .yamltree import Document, first_content, node_pos, plain, walk  # noqa: F401
+from .yamltree import Document, first_content, node_pos, plain, walk
 
+# Document, node_pos, plain and walk are read through the loader too (harmony.fmt, tests)
+__all__ = [
+    "MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "YAML_SUFFIXES", "Document", "load", "names_in_text",
+    "new_yaml", "node_pos", "plain", "read_bytes", "read_checked", "read_file", "read_text",
+    "usable_part", "walk", "yaml_files",
+]
 MAX_BYTES = 1_000_000
 MAX_DEPTH = 40
 YAML_SUFFIXES = (".yaml", ".yml")
@@ -67,7 +72,7 @@ def read_bytes(path: str, data: bytes, size: int | None = None) -> Document:
 
     >>> print(read_bytes("z.yaml", b"key: caf\\xe9\\n").report.diagnostics[0])
     z.yaml:1:9: error: not valid UTF-8 (byte 0xe9 at line 1, column 9): save the file with UTF-8 encoding [file-encoding]
-    """
+    """  # noqa: E501 (the example's output is one line)
     shown = display_path(path)
     doc = Document(shown)
     r = doc.report
@@ -162,7 +167,7 @@ def _refuse_odd_scalar(tag: str, value: str, mark) -> None:
     Traceback (most recent call last):
     ...
     harmony.loader._Refused: '2002-02-30' reads as a date, but there is no such day (day is out of range for month): correct it, or quote it if it is text
-    """
+    """  # noqa: E501 (the example's output is one line)
     kind = tag.rsplit(":", 1)[-1]
     if kind in ("int", "float"):
         digits = len(re.sub(r"^[-+]?0[xXoObB]|[^0-9a-fA-F]", "", value))
@@ -182,7 +187,7 @@ def read_text(path: str, text: str) -> Document:
 
     >>> print(read_text("t.yaml", "title: Spotting: who sees\\n").report.diagnostics[0])
     t.yaml:1:16: error: YAML: ': ' inside a plain value; put the value in quotes, e.g. title: 'Spotting: who sees' [yaml-syntax]
-    """
+    """  # noqa: E501 (the example's output is one line)
     doc = Document(path, text)
     r = doc.report
     if not text.strip() or all(not l.strip() or l.lstrip().startswith("#") for l in text.splitlines()):
@@ -249,7 +254,10 @@ def _yaml_error(doc: Document, e: Exception) -> None:
     problem = str(getattr(e, "problem", None) or str(e).splitlines()[0])
     context = str(getattr(e, "context", None) or "")
     mark = pmark or cmark
-    at = (lambda m: f"line {m.line + 1}, column {m.column + 1}")
+
+    def at(m) -> str:
+        return f"line {m.line + 1}, column {m.column + 1}"
+
     code = "yaml-syntax"
     if "duplicate key" in problem:
         code = "yaml-duplicate-key"

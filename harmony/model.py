@@ -303,7 +303,7 @@ def _citations(node, file: str) -> list[Citation]:
     if node is None:
         return []
     if isinstance(node, list):
-        return [_citation(n, file) for n in node if isinstance(n, dict)]
+        return [_fields(Citation, n, file) for n in node if isinstance(n, dict)]
     c = _citation(node, file)
     return [c] if c else []
 
@@ -411,6 +411,6 @@ def add_document(model: Model, tree, file: str) -> None:
         put("note", model.notes, n.id, n)
     sc = tree.get("scenario")
     if isinstance(sc, dict):
-        s = Scenario(file=file, node=sc, id=plain(sc.get("id")), title=plain(sc.get("title")),
-                     data=plain(sc))
-        put("scenario", model.scenarios, s.id, s)
+        scen = Scenario(file=file, node=sc, id=plain(sc.get("id")), title=plain(sc.get("title")),
+                        data=plain(sc))
+        put("scenario", model.scenarios, scen.id, scen)

@@ -434,6 +434,7 @@ class ExampleItem(pytest.Item):
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ExampleFailure):
+            assert isinstance(self.parent, HarmonyFile)
             return _with_load_note(self.config, self.parent.rules_root, str(excinfo.value))
         return super().repr_failure(excinfo, style)
 
@@ -464,6 +465,7 @@ class ScenarioItem(pytest.Item):
 
     def repr_failure(self, excinfo, style=None):
         if isinstance(excinfo.value, ExampleFailure):
+            assert isinstance(self.parent, HarmonyFile)
             return _with_load_note(self.config, self.parent.rules_root, str(excinfo.value))
         return super().repr_failure(excinfo, style)
 

@@ -98,9 +98,9 @@ def describe(data: Any, path) -> str:
             i, field_name = i + 2, None
             continue
         if step in _PARTS and isinstance(nxt, int):
-            kind, field = _PARTS[step]
+            kind, part_field = _PARTS[step]
             sub = child[nxt] if isinstance(child, list) and nxt < len(child) else None
-            owner = f"{_named(kind, sub, field, nxt)} of {owner}"
+            owner = f"{_named(kind, sub, part_field, nxt)} of {owner}"
             node, i, field_name = sub, i + 2, None
             continue
         if step in ("cite", "relation", "card", "changed", "params") and nxt is not None:
@@ -172,7 +172,7 @@ def _shape(branch: dict) -> str:
     if "enum" in b or "const" in b:
         return " or ".join(repr(v) for v in b.get("enum", [b.get("const")]))
     t = b.get("type")
-    return " or ".join(_TYPE_NAMES.get(x, x) for x in (t if isinstance(t, list) else [t]) if x)
+    return " or ".join(_TYPE_NAMES.get(x, str(x)) for x in (t if isinstance(t, list) else [t]) if x)
 
 
 def _message(e: jsonschema.ValidationError, data: Any) -> tuple[str, str, bool]:
@@ -196,7 +196,7 @@ def _message(e: jsonschema.ValidationError, data: Any) -> tuple[str, str, bool]:
                 "schema-missing-key", False)
     if v == "type":
         want = e.validator_value
-        want = " or ".join(_TYPE_NAMES.get(w, w) for w in (want if isinstance(want, list) else [want]))
+        want = " or ".join(_TYPE_NAMES.get(w, str(w)) for w in (want if isinstance(want, list) else [want]))
         hint = ""
         if isinstance(inst, str) and "integer" in str(e.validator_value) and inst.strip().lstrip("-").isdigit():
             hint = ": remove the quotes"

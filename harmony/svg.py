@@ -61,9 +61,9 @@ def _xy(lab: str, origin) -> tuple[float, float]:
     return hex_to_pixel(parse_label(lab), SIZE, origin)
 
 
-def side_colours(units: list[dict]) -> dict[str, str]:
-    """A colour per side, in the order sides first appear."""
-    sides: list[str] = []
+def side_colours(units: list[dict]) -> dict[str | None, str]:
+    """A colour per side, in the order sides first appear (None for units given no side)."""
+    sides: list[str | None] = []
     for u in units:
         if u.get("side") not in sides:
             sides.append(u.get("side"))
@@ -124,7 +124,8 @@ def draw(state: dict, id_prefix: str = "hm") -> str:
             r = SIZE * 0.2
             tag = f"R{k}" if len(registering) > 1 else "R"
             out.append(f'<g class="hm-registration" data-hex="{lab}"><title>registration marker '
-                       f'of {escape(name)}</title><polygon points="{_points([(x, y - r), (x + r, y), (x, y + r), (x - r, y)])}" '
+                       f'of {escape(name)}</title><polygon '
+                       f'points="{_points([(x, y - r), (x + r, y), (x, y + r), (x - r, y)])}" '
                        f'fill="#8e44ad" stroke="#4a235a"/><text x="{n(x)}" y="{n(y + 2.3)}" '
                        f'font-size="6" text-anchor="middle" fill="#fff">{tag}</text></g>')
     for i, (a, b) in enumerate(state.get("los") or []):

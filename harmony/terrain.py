@@ -17,6 +17,7 @@ Rules never name a terrain; they ask ``concealing`` or ``blocks_los``.
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from typing import Any, Self
 
 from .hexgrid import Hex, board, hexside, label, parse_label
 
@@ -89,7 +90,9 @@ class _Counted(dict):
         super().__delitem__(key)
         self._changed()
 
-    def __ior__(self, other):
+    # mypy holds an in-place operator to dict's overloaded __or__ (whose result is a plain
+    # dict), which no subclass's __ior__ returning itself can match
+    def __ior__(self, other: Any) -> Self:  # type: ignore[misc]
         super().__ior__(other)
         self._changed()
         return self

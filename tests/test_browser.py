@@ -11,8 +11,6 @@ from pathlib import Path
 
 import pytest
 
-from harmony.loader import load
-from harmony.site.generate import ROOT
 from harmony.site.testing import StaticServer, shipped_site
 
 playwright = pytest.importorskip("playwright.sync_api")
@@ -58,9 +56,8 @@ def page(browser):
 
 
 @pytest.fixture(scope="session")
-def model():
-    m, _ = load(ROOT / "rules_data")
-    return m
+def model(shipped_model):
+    return shipped_model
 
 
 def boxes(page, selector: str) -> list[dict]:

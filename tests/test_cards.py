@@ -253,7 +253,6 @@ def test_no_cards_is_an_error_not_an_empty_pdf(tmp_path, capsys):
 def test_long_text_is_set_smaller_down_to_the_minimum(overflowing):
     model, _ = load(overflowing)
     every = collect(model, list(model.sources))   # the set harmony check measures (then cached)
-    cards = {c.clause_id: c for c in every if c.ruleset == "REV"}
     chosen = {c.clause_id: r.font for c, r in zip(every, fit(every)) if c.ruleset == "REV"}
     steps = CARD_SIZES["poker"].font_steps
     assert chosen["spotting.concealing"] == steps[0]

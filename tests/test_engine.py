@@ -8,7 +8,6 @@ that model.
 from __future__ import annotations
 
 import ast
-import shutil
 from pathlib import Path
 
 import pytest
@@ -25,10 +24,8 @@ RULES = Path(__file__).resolve().parent.parent / "rules_data"
 
 
 @pytest.fixture(scope="module")
-def model():
-    m, report = load(RULES)
-    assert not report.errors, report.to_text()
-    return m
+def model(shipped_model):
+    return shipped_model
 
 
 def unit(uid, side, at, *, kind="armoured", cls="A", attack=10, range=8, defence=6, movement=6,
@@ -1136,9 +1133,8 @@ def test_only_rev_has_interdiction(model, name):
 
 # ------------------------------------------- parameters, not code, decide
 
-def test_changing_a_parameter_in_rules_data_changes_the_ruling(model, tmp_path):
-    copy = tmp_path / "rules_data"
-    shutil.copytree(RULES, copy)
+def test_changing_a_parameter_in_rules_data_changes_the_ruling(model, rules_copy):
+    copy = rules_copy
     path = copy / "opportunity-fire.yaml"
     text = path.read_text(encoding="utf-8")
     assert text.count("opfire.range-fraction: 1/2") == 1

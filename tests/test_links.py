@@ -1,10 +1,7 @@
 """No broken links: every internal href and #anchor of the built site resolves."""
 from __future__ import annotations
 
-import html
-import re
 from html.parser import HTMLParser
-from pathlib import Path
 from urllib.parse import unquote, urldefrag, urlparse
 
 import pytest

@@ -1,7 +1,6 @@
 """The loader, the schema and the checks on small in-memory folders."""
 from pathlib import Path
 
-import pytest
 
 from harmony.check import check_path
 from harmony.loader import load

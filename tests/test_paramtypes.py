@@ -26,10 +26,8 @@ RULES = Path(__file__).resolve().parent.parent / "rules_data"
 
 
 @pytest.fixture(scope="module")
-def model():
-    m, report = load(RULES)
-    assert not report.errors, report.to_text()
-    return m
+def model(shipped_model):
+    return shipped_model
 
 
 # ------------------------------------------------------------------ the table, type by type

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
@@ -187,9 +186,8 @@ def test_a_file_clean_in_its_folder_is_clean_alone():
         assert run.stdout == "0 errors, 0 warnings in 1 file\n"
 
 
-def test_a_file_in_its_folder_reports_its_own_problems_with_positions(tmp_path):
-    rules = tmp_path / "rules_data"
-    shutil.copytree(RULES, rules)
+def test_a_file_in_its_folder_reports_its_own_problems_with_positions(tmp_path, rules_copy):
+    rules = rules_copy
     spotting = (rules / "spotting.yaml").read_text("utf-8")
     at = spotting.index("cite: {source: PB,")
     line = spotting.count("\n", 0, at) + 1
@@ -248,9 +246,8 @@ def test_cards_of_one_file_use_the_folders_sources(tmp_path):
 
 # ------------------------------------------------------------------ each problem once
 
-def test_a_missing_scenario_is_reported_once(tmp_path):
-    rules = tmp_path / "rules_data"
-    shutil.copytree(RULES, rules)
+def test_a_missing_scenario_is_reported_once(tmp_path, rules_copy):
+    rules = rules_copy
     (rules / "scenarios" / "rev-figure-1.yaml").unlink()
     run = harmony("check", "rules_data", cwd=tmp_path)
     found = [m for m in map(LINE.match, run.stderr.splitlines()) if m]

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import re
+import tomllib
 from pathlib import Path
 
 from harmony.cli import BY_NAME, parser
@@ -21,13 +22,22 @@ def test_exactly_two_commands_one_builds_one_tests():
                     "bash .ci/setup && .venv/bin/python -m pytest -q"]
 
 
-def test_ci_runs_the_setup_the_copy_check_and_the_readme_test_command_in_that_order():
+def test_ci_runs_the_setup_the_checks_and_last_the_readme_test_command():
     block = re.search(r"```sh\n(.*?)```", section("Two commands"), re.S).group(1)
     test_command = [line for line in block.splitlines() if "pytest" in line][0]
     ci = [line for line in (ROOT / ".ci" / "run").read_text("utf-8").splitlines()
           if line.strip() and not line.startswith(("#", "set ", "cd "))]
     setup, run_tests = test_command.split(" && ")
-    assert ci == [setup, "../shared/tools/copycheck .", run_tests]
+    assert ci == [setup, "../shared/tools/copycheck .", ".venv/bin/ruff check .", ".venv/bin/mypy",
+                  run_tests]
+
+
+def test_the_linter_and_the_type_checker_are_configured_and_installed_with_the_tests():
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text("utf-8"))
+    test_extra = " ".join(project["project"]["optional-dependencies"]["test"])
+    assert "ruff" in test_extra and "mypy" in test_extra
+    assert {"F", "E", "W"} <= set(project["tool"]["ruff"]["lint"]["select"])
+    assert project["tool"]["mypy"]["files"] == ["harmony"]
 
 
 def test_setup_puts_every_python_package_in_the_checkouts_venv():

@@ -11,9 +11,8 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
-from harmony.loader import load
 from harmony.site import generate
-from harmony.site.build import CACHE, BuildError, build_site
+from harmony.site.build import BuildError, build_site
 from harmony.site.testing import shipped_site
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -65,10 +64,8 @@ def site():
 
 
 @pytest.fixture(scope="session")
-def model():
-    m, report = load(RULES)
-    assert not report.errors
-    return m
+def model(shipped_model):
+    return shipped_model
 
 
 def ids_of(page: Path) -> set[str]:
@@ -200,13 +197,12 @@ def test_the_site_offers_the_rule_cards_as_a_pdf(site, model):
     assert all(card.title.split()[0] in text for card in cards)
 
 
-def test_the_pdf_is_printed_again_only_when_the_cards_change(tmp_path, monkeypatch):
+def test_the_pdf_is_printed_again_only_when_the_cards_change(tmp_path, rules_copy, monkeypatch):
     import harmony.cards
     printed = []
     real = harmony.cards.write_pdf
     monkeypatch.setattr(harmony.cards, "write_pdf", lambda html: printed.append(1) or real(html))
-    rules = tmp_path / "rules_data"
-    shutil.copytree(RULES, rules)
+    rules = rules_copy
     out = tmp_path / "out"
     first = build_site(rules, out)
     assert "print/harmony-cards.pdf" in first.extras and len(printed) == 1
@@ -287,8 +283,7 @@ def test_unsafe_text_is_still_searchable(unsafe_site):
 
 
 # ------------------------------------------------------------------ errors
-def test_rules_with_errors_are_refused_with_positions(tmp_path):
-    shutil.copytree(RULES, tmp_path / "rules_data")
+def test_rules_with_errors_are_refused_with_positions(tmp_path, rules_copy):
     (tmp_path / "rules_data" / "zz-bad.yaml").write_text("clauses:\n  - id: x\n", encoding="utf-8")
     with pytest.raises(BuildError) as e:
         build_site(tmp_path / "rules_data", tmp_path / "out")

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import filecmp
 import os
-import shutil
 from pathlib import Path
 
 import pytest
@@ -54,9 +53,8 @@ def _edit_text(clause, suffix: str) -> None:
         y.dump(tree, f)
 
 
-def test_a_one_clause_edit_rewrites_only_the_pages_that_show_it(tmp_path):
-    rules = tmp_path / "rules_data"
-    shutil.copytree(RULES, rules)
+def test_a_one_clause_edit_rewrites_only_the_pages_that_show_it(tmp_path, rules_copy):
+    rules = rules_copy
     out = tmp_path / "out"
     first = build_site(rules, out)
     assert first.read and "index" in first.read

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import signal
 import subprocess
 import sys
@@ -21,9 +20,8 @@ def fetch(url: str) -> str:
         return r.read().decode("utf-8")
 
 
-def test_serve_rebuilds_when_a_rules_file_changes(tmp_path):
-    rules = tmp_path / "rules_data"
-    shutil.copytree(ROOT / "rules_data", rules)
+def test_serve_rebuilds_when_a_rules_file_changes(tmp_path, rules_copy):
+    rules = rules_copy
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     errors = open(tmp_path / "serve.err", "w+", encoding="utf-8")
     proc = subprocess.Popen([sys.executable, "-m", "harmony", "serve", str(rules), "--port", "0",
@@ -67,13 +65,12 @@ def test_serve_rebuilds_when_a_rules_file_changes(tmp_path):
     assert proc.returncode == 0
 
 
-def test_serve_shows_a_failed_rebuild_on_every_page_holds_a_burst_and_lists_no_folder(tmp_path):
+def test_serve_shows_a_failed_rebuild_on_every_page_holds_a_burst_and_lists_no_folder(tmp_path, rules_copy):
     import json
     import urllib.error
     from concurrent.futures import ThreadPoolExecutor
 
-    rules = tmp_path / "rules_data"
-    shutil.copytree(ROOT / "rules_data", rules)
+    rules = rules_copy
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     errors = open(tmp_path / "serve.err", "w+", encoding="utf-8")
     proc = subprocess.Popen([sys.executable, "-m", "harmony", "serve", str(rules), "--port", "0",

@@ -6,7 +6,6 @@ import xml.etree.ElementTree as ET
 
 from harmony import svg
 from harmony.hexgrid import board_origin, hex_to_pixel, parse_label
-from harmony.loader import load
 from harmony.site.figures import scenario_figures, states
 from harmony.site.generate import ROOT
 
@@ -77,8 +76,8 @@ def test_same_state_same_bytes_and_no_raw_text():
     assert not re.search(r"\d\.\d{2,}", a)  # numbers are rounded to one decimal
 
 
-def test_the_shipped_scenarios_draw_a_figure_per_step():
-    model, _ = load(ROOT / "rules_data")
+def test_the_shipped_scenarios_draw_a_figure_per_step(shipped_model):
+    model = shipped_model
     assert model.scenarios
     for sc in model.scenarios.values():
         figs = scenario_figures(sc)

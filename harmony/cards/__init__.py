@@ -60,7 +60,8 @@ def pdf_html(model: Model, rules: list[str] | None = None, size: str = "poker", 
     bad = [(c, r) for c, r in zip(cards, results) if not r.fits]
     if bad:
         raise CardOverflow(bad, size)
-    html = imposed_html(cards, [r.font for r in results], im, crop_marks=crop_marks, backs=backs)
+    fonts = [r.font for r in results if r.font is not None]   # all of them: every card fits
+    html = imposed_html(cards, fonts, im, crop_marks=crop_marks, backs=backs)
     return html, cards
 
 

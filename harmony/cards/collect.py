@@ -106,6 +106,7 @@ def colours(model: Model) -> dict[str, str]:
 
 def card_view(model: Model, clause: Clause, cell: Cell, site_url: str | None = None,
               colour_of: dict[str, str] | None = None) -> CardView:
+    assert cell.card is not None, "card_view is for cells that carry a card"
     types = {n: p.type for n, p in model.parameters.items()}
     src = model.sources.get(cell.source)
     topic = model.topics.get(clause.topic)

@@ -27,7 +27,8 @@ def cards_args(p) -> None:
     p.add_argument("--margin", type=float, default=MIN_MARGIN, metavar="MM",
                    help=f"least distance from the paper edge to a card (default {MIN_MARGIN:g}: "
                    "what most printers can reach)")
-    p.add_argument("--crop-marks", action="store_true", help="draw cut marks in the margins, in line with every cut (front sheets only)")
+    p.add_argument("--crop-marks", action="store_true",
+                   help="draw cut marks in the margins, in line with every cut (front sheets only)")
     p.add_argument("--backs", action="store_true",
                    help="follow each sheet of fronts with its backs, mirrored for long-edge duplex")
     p.add_argument("--site-url", metavar="URL",

@@ -27,6 +27,7 @@ import os
 from dataclasses import astuple, dataclass
 from importlib import metadata
 from pathlib import Path
+from typing import Any
 
 from ..diagnostics import Pos, Report
 from ..model import Model
@@ -103,7 +104,7 @@ def measure(cards: list[CardView], fonts: list[float], size: str) -> list[Measur
     doc = HTML(string=measuring_html(cards, fonts, size)).render()
     out: list[Measure] = []
     for i, page in enumerate(doc.pages):
-        found: dict[str, object] = {}
+        found: dict[str, Any] = {}   # WeasyPrint's layout boxes
         for b in _boxes(page._page_box):
             el = getattr(b, "element", None)
             if el is None:
@@ -220,8 +221,11 @@ def _cache_key(cards: list[CardView], size: str) -> str | None:
 
 
 def _cache_read(key: str, count: int) -> list[Fit] | None:
+    folder = cache_dir()
+    if folder is None:
+        return None
     try:
-        data = json.loads((cache_dir() / f"cards-fit-{key}.json").read_text(encoding="utf-8"))
+        data = json.loads((folder / f"cards-fit-{key}.json").read_text(encoding="utf-8"))
         out = [Fit(font, Measure(*m)) for font, m in data]
     except (OSError, ValueError, TypeError):
         return None
@@ -230,6 +234,8 @@ def _cache_read(key: str, count: int) -> list[Fit] | None:
 
 def _cache_write(key: str, results: list[Fit]) -> None:
     folder = cache_dir()
+    if folder is None:
+        return
     data = [[r.font, list(astuple(r.measure))] for r in results]
     try:
         folder.mkdir(parents=True, exist_ok=True)

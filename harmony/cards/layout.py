@@ -155,7 +155,8 @@ class Imposition:
         >>> len(impose("poker", "a4", bleed=1).trim_lines()[0])   # two lines per column
         6
         """
-        xs, ys = set(), set()
+        xs: set[float] = set()
+        ys: set[float] = set()
         for c in range(self.cols):
             x = self.margin_x + c * self.cell_width + self.bleed
             xs.update((round(x, 4), round(x + self.card.width, 4)))

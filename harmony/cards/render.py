@@ -6,6 +6,7 @@ very tall page, so nothing is cut while it is measured).
 """
 from __future__ import annotations
 
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -79,7 +80,7 @@ def _page(sheets: list[Sheet], g: Geometry, title: str, screen: bool) -> str:
 
 def imposed_html(cards: list[CardView], fonts: list[float], im: Imposition, *,
                  crop_marks: bool = False, backs: bool = False, title: str = "harmony rule cards",
-                 screen: bool = False, overflowing: set[int] = frozenset()) -> str:
+                 screen: bool = False, overflowing: AbstractSet[int] = frozenset()) -> str:
     """The sheets of ``cards`` laid out by ``im``: fronts, each followed by its backs if asked.
 
     ``fonts[i]`` is the body font size (pt) of card ``i``.

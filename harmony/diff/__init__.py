@@ -37,6 +37,7 @@ from .versions import model_at_version, version_pages
 
 __all__ = [
     "RULES_DIR", "Side", "changes_rst", "diff_args", "diff_cell", "diff_clause", "diff_models",
-    "find_repo", "is_empty", "model_at_version", "open_side", "repo_root", "resolve_commit", "rst_escape", "ruling_diff",
+    "find_repo", "is_empty", "model_at_version", "open_side", "repo_root", "resolve_commit", "rst_escape",
+    "ruling_diff",
     "run_diff", "run_rulings", "to_text", "version_pages",
 ]

@@ -116,7 +116,7 @@ def _cell_lines(model: Model, cell: Cell, base: dict, first: bool, prev: Model |
             if b is not None and same(b.value, coerce(p.type if p else None, value)):
                 continue
             was = f" (base: {rst_escape(param_value(model, name, b.value))})" if b is not None else ""
-        elif old is not None:
+        elif old is not None and prev is not None:   # (an old cell comes from prev)
             if same(old.params.get(name), value) and (name in old.params) == (name in cell.params):
                 continue
             was = f" (was {rst_escape(param_value(prev, name, old.params[name]))})" if name in old.params \
@@ -126,7 +126,7 @@ def _cell_lines(model: Model, cell: Cell, base: dict, first: bool, prev: Model |
         now = rst_escape(param_value(model, name, value)) if name in cell.params else "no longer set"
         facts.append(f"- ``{name}`` = {now}{was}")
     lines += facts + [""]
-    if old is not None and not first:
+    if old is not None and prev is not None and not first:
         a = plain_cell_text(prev, old, old.text)
         b = plain_cell_text(model, cell, cell.text)
         if text_changed(a, b):

@@ -191,7 +191,7 @@ def extra_pages(model: Model) -> dict[str, dict]:
     cards`` prints by default (``pdf``: its file, its HTML, and the function
     that prints it), unless a card overflows (``harmony check`` reports it).
     """
-    out = {}
+    out: dict[str, dict] = {}
     sets = cards.rules_with_cards(model)
     names = ", ".join(model.sources[k].title for k in sets) if sets else ""
     out["cards"] = {"title": "Printable rule cards", "file": "print/cards.html",

@@ -8,6 +8,8 @@ warning at the file and line of the role.
 """
 from __future__ import annotations
 
+from typing import Any, ClassVar
+
 from docutils import nodes
 from sphinx import addnodes
 from sphinx.domains import Domain, ObjType
@@ -39,7 +41,7 @@ class HarmonyDomain(Domain):
     label = "Harmony"
     object_types = {k: ObjType(k, k) for k in KINDS}
     roles = {"clause": clause_role}
-    initial_data: dict = {"objects": {}}
+    initial_data: ClassVar[dict[str, Any]] = {"objects": {}}
     dangling_warnings = {
         "clause": "unknown clause id '%(target)s'",
         "cell": "unknown clause cell '%(target)s'",

@@ -232,7 +232,8 @@ def revision_view(model: Model, key: str) -> dict:
     for topic in model.topics_in_order():
         if key not in topic.sources:
             continue
-        rules, tournament = [], []
+        rules: list[dict] = []
+        tournament: list[dict] = []
         for clause in sorted(model.clauses_of(topic.id),
                              key=lambda c: _revision_rank(topic, c.aspect)):
             cell = clause.cells.get(key)
@@ -253,9 +254,9 @@ def revision_view(model: Model, key: str) -> dict:
             for f in footnotes_in(item["text"], item["note"]):
                 if f not in fn_ids:
                     fn_ids.append(f)
-    for f in sorted(model.footnotes.values(), key=lambda f: f.id):
-        if f.source == key and f.id not in fn_ids:
-            fn_ids.append(f.id)
+    for fn in sorted(model.footnotes.values(), key=lambda fn: fn.id):
+        if fn.source == key and fn.id not in fn_ids:
+            fn_ids.append(fn.id)
     numbers = {f: i + 1 for i, f in enumerate(fn_ids)}
     for sec in sections:
         for item in sec["rules"] + sec["tournament"]:

@@ -1,0 +1,30 @@
+"""Fixtures shared by the test files: the shipped rules loaded once, and copies of them to change."""
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from harmony.loader import load
+from harmony.model import Model
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "rules_data"
+
+
+@pytest.fixture(scope="session")
+def shipped_model() -> Model:
+    """The model of the shipped rules_data, loaded once for the whole run: read it, never change it
+    (change a :func:`rules_copy` instead)."""
+    model, report = load(RULES)
+    assert not report.errors, report.to_text()
+    return model
+
+
+@pytest.fixture
+def rules_copy(tmp_path: Path) -> Path:
+    """A copy of the shipped rules_data, ``tmp_path / "rules_data"``, for this test to change."""
+    dest = tmp_path / "rules_data"
+    shutil.copytree(RULES, dest)
+    return dest
