@@ -178,3 +178,56 @@ def test_every_refusal_and_ruling_of_the_shipped_scenarios_names_a_clause(shippe
     for e in refusals:
         if not isinstance(e, DataError):
             assert e.clause in shipped.clauses, f"refusal without a clause: {e}"
+
+
+# ------------------------------------------------ scenarios that must be playable (17.3)
+
+# steps appended to a shipped scenario (whose German platoon has moved once), the line of
+# the appended text that the error must point at, and the clause it must name
+UNPLAYABLE = {
+    "move-twice": ("    - move: {unit: german-platoon, path: [D3]}\n", 1, "sequence.one-move"),
+    "move-enemy": ("    - move: {unit: soviet-gun, path: [D6]}\n", 1, "sequence.player-turn"),
+    "after-turn": ("    - end: turn\n    - move: {unit: german-platoon, path: [D3]}\n", 2,
+                   "sequence.player-turn"),
+    "fire-in-movement": ("    - fire: {units: [german-platoon], target: soviet-gun, "
+                         "result: none}\n", 1, "sequence.player-turn"),
+    "fire-at-itself": ("    - end: turn\n    - end: turn\n    - fire: {units: [german-platoon], "
+                       "target: german-platoon, result: none}\n", 3, "sequence.player-turn"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(UNPLAYABLE))
+def test_check_reports_an_unplayable_step_at_its_position(tmp_path, case):
+    from harmony.check import check_path
+    added, line, clause = UNPLAYABLE[case]
+    scratch = tmp_path / "rules_data"
+    shutil.copytree(RULES, scratch)
+    sc = scratch / "scenarios" / "aiw-moving-in-woods.yaml"
+    text = sc.read_text()
+    sc.write_text(text + added)
+    _, report = check_path(scratch)
+    steps = [d for d in report.errors if d.code == "scenario-step"]
+    expected_line = text.count("\n") + line
+    assert steps and all(d.pos.line == expected_line and clause in d.message for d in steps), \
+        report.to_text()
+    assert {d.message.split(",")[1].split(":")[0].strip() for d in steps} == \
+        {"PB", "PL", "AIW", "REV"}
+
+
+def test_check_reports_a_unit_loaded_in_itself(tmp_path):
+    from harmony.check import check_path
+    scratch = tmp_path / "rules_data"
+    shutil.copytree(RULES, scratch)
+    sc = scratch / "scenarios" / "aiw-moving-in-woods.yaml"
+    text = sc.read_text()
+    sc.write_text(text.replace("at: C3, opportunity-fire: true}",
+                               "at: C3, opportunity-fire: true, loaded-in: german-platoon}"))
+    assert "loaded-in: german-platoon" in sc.read_text()
+    _, report = check_path(scratch)
+    assert any(d.code == "scenario-loaded-loop" for d in report.errors), report.to_text()
+
+
+def test_the_shipped_scenarios_are_playable(shipped):
+    from harmony.check import check_path
+    _, report = check_path(RULES)
+    assert not report.errors, report.to_text()
