@@ -35,7 +35,7 @@ False
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from math import floor
+from math import ceil, floor
 from typing import Iterable
 
 from .hexgrid import Hex, adjacent, distance, label, parse_label
@@ -48,13 +48,48 @@ from .units import RESULTS, SPOTTED_MARKERS, Marker, Unit
 PHASES = ("fire", "movement")
 
 class EngineError(ValueError):
-    """An impossible order (a move to a hex that is not adjacent, an unknown unit, ...)."""
+    """An order the rules refuse (a second move in one phase, a face-down unit that starts a
+    move, a move into a hex that is not adjacent ...); ``clause`` is the id of the clause
+    that refuses it.
+
+    >>> e = EngineError("tank has moved", clause="sequence.one-move")
+    >>> str(e), e.clause
+    ('tank has moved', 'sequence.one-move')
+    """
+
+    def __init__(self, message: str, *, clause: str | None = None):
+        super().__init__(message)
+        self.clause = clause
+
+
+class DataError(EngineError):
+    """Input the engine cannot read (an unknown unit, hex, combat result, phase or parameter
+    value): a mistake in the scenario or the rules data, not a rule's refusal, so no clause.
+
+    >>> DataError("no unit 'x'").clause is None
+    True
+    """
+
+    def __init__(self, message: str):
+        super().__init__(message, clause=None)
+
+
+#: the clauses behind refusals of the sequence of play (rules_data/sequence.yaml)
+PLAYER_TURN = "sequence.player-turn"
+MOVING = "sequence.moving"
 
 
 def _check_result(result: str) -> None:
     """A combat outcome is one of :data:`harmony.units.RESULTS`; anything else is an error."""
     if result not in RESULTS:
-        raise EngineError(f"unknown combat result {result!r} (expected one of {', '.join(RESULTS)})")
+        raise DataError(f"unknown combat result {result!r} (expected one of {', '.join(RESULTS)})")
+
+
+def _refused(message: str, why: Why, name: str) -> EngineError:
+    """A refusal decided by parameter ``name`` (read through ``why``): its clause is the one
+    that set the parameter, or the row where the ruleset is silent on it."""
+    why.p(name)
+    return EngineError(message, clause=why.settings[name].clause)
 
 
 @dataclass
@@ -89,6 +124,8 @@ class Move:
     stopped: bool = False
     #: transient spotting while moving (whole-move or entering), with its reasoning
     moving_spotted: Ruling | None = None
+    #: the spotted counter this move put on the mover (where the rules use one), if on
+    counter: bool = False
 
 
 class Game:
@@ -101,10 +138,10 @@ class Game:
         self.units: dict[str, Unit] = {}
         for u in units:
             if u.id in self.units:
-                raise EngineError(f"two units have the id '{u.id}'")
+                raise DataError(f"two units have the id '{u.id}'")
             self.units[u.id] = u
         if phase not in PHASES:
-            raise EngineError(f"unknown phase '{phase}' (expected one of {', '.join(PHASES)})")
+            raise DataError(f"unknown phase '{phase}' (expected one of {', '.join(PHASES)})")
         self.side = side
         self.phase = phase
         self.turn = turn
@@ -124,6 +161,8 @@ class Game:
         self.opfire_by: dict[str, int] = {}
         self.interdicted: dict[str, int] = {}
         self.interdicted_by: set[str] = set()
+        #: per movement phase: unit -> moves begun
+        self.moves: dict[str, int] = {}
         #: (firer, mover) -> movement points spent continuously in the firer's LOS
         self.activation: dict[tuple[str, str], int] = {}
         self.activation_why: dict[tuple[str, str], Why] = {}
@@ -149,20 +188,27 @@ class Game:
             except MapError:
                 raise
             except KeyError as e:
-                raise EngineError(f"unit {d.get('id', i)!r} has no {e.args[0]!r}") from None
+                raise DataError(f"unit {d.get('id', i)!r} has no {e.args[0]!r}") from None
             except (TypeError, ValueError) as e:
-                raise EngineError(f"unit {d.get('id', i)!r}: {e}") from None
+                raise DataError(f"unit {d.get('id', i)!r}: {e}") from None
         game = cls(ruleset, hexmap, units, side, phase, turn)
         for u in game.units.values():
             if u.loaded_in is not None and u.loaded_in not in game.units:
-                raise EngineError(f"unit '{u.id}' is loaded in '{u.loaded_in}', which is not a unit")
+                raise DataError(f"unit '{u.id}' is loaded in '{u.loaded_in}', which is not a unit")
+            seen, cur = [u.id], u.loaded_in
+            while cur is not None:
+                if cur in seen:
+                    raise DataError(f"unit '{u.id}' is loaded in a loop: "
+                                    f"{' in '.join(seen + [cur])}")
+                seen.append(cur)
+                cur = game.units[cur].loaded_in
         return game
 
     def unit(self, uid: str) -> Unit:
         try:
             return self.units[uid]
         except KeyError:
-            raise EngineError(f"no unit '{uid}' (units: {', '.join(self.units)})") from None
+            raise DataError(f"no unit '{uid}' (units: {', '.join(self.units)})") from None
 
     def hex(self, where: str | Hex) -> Hex:
         if isinstance(where, Hex):
@@ -170,7 +216,7 @@ class Game:
         try:
             return self.map.hex(where)
         except MapError as e:
-            raise EngineError(str(e)) from None
+            raise DataError(str(e)) from None
 
     def alive(self) -> list[Unit]:
         return [u for u in self.units.values() if not u.eliminated]
@@ -328,7 +374,7 @@ class Game:
             return why.ruling(False, "target eliminated")
         units = [self.unit(f) for f in firers]
         if not units:
-            raise EngineError(f"no firing unit named for the attack on '{target}'")
+            raise DataError(f"no firing unit named for the attack on '{target}'")
         for f in units:
             if f.side != self.side or self.phase != "fire":
                 return why.ruling(False, f"{f.id} may fire only in its own fire phase")
@@ -366,8 +412,24 @@ class Game:
         return None
 
     def fire(self, firers: list[str], target: str, result: str) -> Ruling:
-        """Direct fire with a given outcome; applied only if the fire is allowed."""
+        """Direct fire with a given outcome; applied only if the fire is allowed.
+
+        An order the sequence of play forbids (a unit of the side not playing, fire
+        outside its fire phase, fire at itself or at its own side) is refused
+        (:class:`EngineError`); what the rules decide (spotting, range ...) is the ruling.
+        """
         _check_result(result)
+        t = self.unit(target)
+        for fid in firers:
+            f = self.unit(fid)
+            if f.side != self.side or self.phase != "fire":
+                raise EngineError(f"'{fid}' ({f.side}) cannot fire now: it is the {self.side} "
+                                  f"{self.phase} phase", clause=PLAYER_TURN)
+            if f.id == t.id:
+                raise EngineError(f"'{fid}' cannot fire at itself", clause=PLAYER_TURN)
+            if f.side == t.side:
+                raise EngineError(f"'{fid}' cannot fire at '{t.id}', a unit of its own side",
+                                  clause=PLAYER_TURN)
         ok = self.can_fire(firers, target)
         if ok.value:
             t = self.unit(target)
@@ -391,22 +453,39 @@ class Game:
             self.end_move()
         u = self.unit(uid)
         if u.eliminated:
-            raise EngineError(f"unit '{uid}' is eliminated and cannot move")
+            raise EngineError(f"unit '{uid}' is eliminated and cannot move", clause=MOVING)
         if u.side != self.side or self.phase != "movement":
             raise EngineError(f"unit '{uid}' ({u.side}) cannot move now: it is the {self.side} "
-                              f"{self.phase} phase")
+                              f"{self.phase} phase", clause=PLAYER_TURN)
         if mode not in ("normal", "concealed", "revealed"):
-            raise EngineError(f"unknown movement mode '{mode}'")
+            raise DataError(f"unknown movement mode '{mode}'")
+        why = Why(self.rules)
+        limit = self.rules.setting("sequence.moves-per-phase")
+        if not limit.unset and self.moves.get(uid, 0) >= why.p("sequence.moves-per-phase"):
+            raise _refused(f"unit '{uid}' has already moved in this movement phase "
+                           f"({limit.value} move a unit)", why, "sequence.moves-per-phase")
         if not u.face_up:
-            raise EngineError(f"unit '{uid}' is face down (it has fired) and may not move "
-                              "in this player turn")
+            may = why.p("sequence.face-down-may-move")
+            if may == "unstated":
+                raise _refused("whether a face-down unit may move is not stated by the rulebook "
+                               f"(see {why.reasons[0] if why.reasons else 'the sequence of play'})"
+                               f": '{uid}' cannot be moved", why, "sequence.face-down-may-move")
+            if may == "no":
+                raise _refused(f"unit '{uid}' is face down (it has fired) and may not move "
+                               "in this player turn", why, "sequence.face-down-may-move")
+            if may != "yes":
+                raise DataError(f"sequence.face-down-may-move: unknown value {may!r} (the engine "
+                                "knows no, yes, unstated)")
         if u.movement <= 0:
-            raise EngineError(f"unit '{uid}' has a movement allowance of {u.movement} and cannot move")
+            raise EngineError(f"unit '{uid}' has a movement allowance of {u.movement} and cannot move",
+                              clause=MOVING)
         if "opportunity-fire" in u.markers:
-            raise EngineError(f"unit '{uid}' has an opportunity fire counter and may not move "
-                              "in this player turn")
+            raise _refused(f"unit '{uid}' has an opportunity fire counter and may not move "
+                           "in this player turn", why, "opfire.firer-after")
         self.retrace_move = None        # the last mover may no longer be taken back
+        self.moves[uid] = self.moves.get(uid, 0) + 1
         self.move = Move(uid, mode, u.hex, overrun=overrun)
+        self._mark_mover(u, self.move)
 
     def enter(self, where: str | Hex, mp: int | None = None) -> Entry:
         """Move the current mover into an adjacent hex (or its own hex, for revealed movement).
@@ -417,28 +496,32 @@ class Game:
         """
         mv = self.move
         if mv is None:
-            raise EngineError("no unit is moving: call begin_move first")
+            raise DataError("no unit is moving: call begin_move first")
         u = self.unit(mv.unit)
         if mv.stopped or u.eliminated:
-            raise EngineError(f"unit '{u.id}' has stopped and cannot move on")
+            raise EngineError(f"unit '{u.id}' has stopped and cannot move on", clause=MOVING)
         h = self.hex(where)
         if mv.mode == "revealed":
             if h != u.hex:
-                raise EngineError(f"revealed movement stays in hex {label(u.hex)}, not {label(h)}")
+                raise _refused(f"revealed movement stays in hex {label(u.hex)}, not {label(h)}",
+                               Why(self.rules), "spot.revealed-movement")
         elif not adjacent(u.hex, h):
-            raise EngineError(f"hex {label(h)} is not adjacent to {label(u.hex)}, where {u.id} is")
+            raise EngineError(f"hex {label(h)} is not adjacent to {label(u.hex)}, where {u.id} is",
+                              clause=MOVING)
         if mv.mode == "concealed" and mv.path:
-            raise EngineError("concealed movement enters one adjacent hex only")
+            raise _refused("concealed movement enters one adjacent hex only", Why(self.rules),
+                           "spot.concealed-movement")
         cost = u.movement if mv.mode == "concealed" else (self.map.terrain(h).move_cost if mp is None else mp)
         if mv.spent + cost > u.movement and mv.mode != "revealed":
             raise EngineError(f"{u.id} has spent {mv.spent} of its {u.movement} movement points and "
-                              f"cannot spend {cost} more to enter {label(h)}")
+                              f"cannot spend {cost} more to enter {label(h)}", clause=MOVING)
         old = u.hex
         u.hex = h
         mv.path.append(h)
         mv.spent += cost
         entry_why = self._spot_mover(u, mv, old, h)
         self._markers_housekeeping()
+        self._mark_mover(u, mv)
         self._count_activation(u, h, cost)
         entry = Entry(label(h), cost, self.spotted(u.id), self.opfire_options(u.id),
                       self.interdiction_options(u.id))
@@ -457,7 +540,7 @@ class Game:
             return why
         rule = why.p("spot.mover-in-los")
         if rule not in ("none", "entering", "whole-move"):
-            raise EngineError(f"spot.mover-in-los: unknown value {rule!r} "
+            raise DataError(f"spot.mover-in-los: unknown value {rule!r} "
                               "(the engine knows none, entering, whole-move)")
         seen = False
         if mv.mode == "revealed":
@@ -486,6 +569,22 @@ class Game:
                         self._remove_marker(u, why)
         return why
 
+    def _mark_mover(self, u: Unit, mv: Move) -> None:
+        """Where the rules say so, a mover in an eligible enemy unit's sight carries a spotted
+        counter from the start of its move to its end (off while no such unit sees it)."""
+        if not self.rules["spot.mover-marker"]:
+            return
+        why = Why(self.rules)
+        why.p("spot.mover-marker")
+        if self._eligible_seers(u, why):
+            if not u.marked(*SPOTTED_MARKERS):
+                u.place(Marker("spotted", why.ruling("spotted")))
+                self.unmark_why.pop(u.id, None)
+                mv.counter = True
+        elif mv.counter:
+            u.unmark("spotted")
+            mv.counter = False
+
     def _count_activation(self, u: Unit, h: Hex, cost: int) -> None:
         """Movement points the mover spends continuously in each enemy unit's sight."""
         for f in self.enemies_of(u):
@@ -513,6 +612,10 @@ class Game:
             mv.moving_spotted = None
             self.last_move = mv
             self.retrace_move = mv
+            u = self.units.get(mv.unit)
+            if mv.counter and u is not None:    # the mover's counter comes off as it stops
+                u.unmark("spotted")
+                mv.counter = False
             self._markers_housekeeping()
 
     # ---------------------------------------------------- opportunity fire
@@ -523,8 +626,10 @@ class Game:
             return "face down"
         if f.dispersed:
             return "dispersed"
-        if not f.direct_fire or not f.may_opfire:
+        if not f.direct_fire:
             return "no direct fire"
+        if f.may_opfire is False:
+            return "no opportunity fire (its unit data)"
         if f.loaded:
             return "loaded"
         if "opportunity-fire" in f.markers:
@@ -555,6 +660,10 @@ class Game:
                 continue
             if not self.sees(f.hex, t.hex):
                 continue
+            if f.may_opfire is None and self.rules["opfire.unit-data"]:
+                raise _refused(f"which units may make opportunity fire is unit data the rulebook's "
+                               f"table gives, and '{f.id}' does not say: give it an "
+                               "opportunity-fire field (true or false)", why, "opfire.unit-data")
             candidates.append(f)
         if not candidates:
             return why.ruling([], "no eligible unit has line of sight")
@@ -569,7 +678,15 @@ class Game:
         candidates = [f for f in candidates if distance(f.hex, t.hex) <= floor(f.range * fraction)]
         if not candidates:
             return why.ruling([], "out of range")
-        threshold = floor(t.movement * why.p("opfire.activation-fraction"))
+        threshold = 0
+        share = t.movement * why.p("opfire.activation-fraction")
+        if share:
+            rounding = why.p("opfire.activation-rounding")
+            if rounding not in ("down", "none"):
+                raise DataError(f"opfire.activation-rounding: unknown value {rounding!r} "
+                                "(the engine knows down, none)")
+            # none: at least the exact share, so whole points rounded up
+            threshold = floor(share) if rounding == "down" else ceil(share)
         if threshold > 0:
             active = []
             for f in candidates:
@@ -597,7 +714,7 @@ class Game:
         elif combine == "none":
             groups = [[f.id] for f in candidates]
         else:
-            raise EngineError(f"opfire.combine: unknown value {combine!r} "
+            raise DataError(f"opfire.combine: unknown value {combine!r} "
                               "(the engine knows none, any, adjacent-hex)")
         value = [{"firers": g, "drm": drm} for g in sorted(groups)]
         return why.ruling(value, "open")
@@ -636,7 +753,8 @@ class Game:
             return self.opfire_options(target)
         entries = [e for e in mv.entries if e.hex == label(h)]
         if not entries:
-            raise EngineError(f"{t.id} has not entered {label(h)} in this move")
+            raise _refused(f"{t.id} has not entered {label(h)} in this move", Why(self.rules),
+                           "opfire.retrace")
         why = Why(self.rules)
         if not why.p("opfire.enabled"):
             return why.ruling([], "the rulebook has no opportunity fire")
@@ -680,10 +798,11 @@ class Game:
         if mv is None:
             mv = self.last_move
             if mv is None:
-                raise EngineError("opportunity fire needs a unit on the move")
+                raise _refused("opportunity fire needs a unit on the move", Why(self.rules),
+                               "opfire.enabled")
         finished = mv is not self.move
         if not firers:
-            raise EngineError("no firing unit named for the opportunity fire attack")
+            raise DataError("no firing unit named for the opportunity fire attack")
         for fid in firers:
             self.unit(fid)
         t = self.unit(mv.unit)
@@ -699,7 +818,7 @@ class Game:
         why.add(open_)
         after = why.p("opfire.firer-after")
         if after not in ("inverted", "opportunity-counter"):
-            raise EngineError(f"opfire.firer-after: unknown value {after!r} "
+            raise DataError(f"opfire.firer-after: unknown value {after!r} "
                               "(the engine knows inverted, opportunity-counter)")
         if back != t.hex:           # take the mover back along its path
             k = max(i for i, e in enumerate(mv.entries) if e.hex == label(back))
@@ -776,7 +895,8 @@ class Game:
         _check_result(result)
         mv = self.move
         if mv is None:
-            raise EngineError("interdiction needs a unit on the move")
+            raise _refused("interdiction needs a unit on the move", Why(self.rules),
+                           "interdiction.enabled")
         self.unit(firer)
         t = self.unit(mv.unit)
         open_ = self.interdiction_options(t.id)
@@ -798,6 +918,7 @@ class Game:
         self.opfire_by.clear()
         self.interdicted.clear()
         self.interdicted_by.clear()
+        self.moves.clear()
         self.activation.clear()
         self.activation_why.clear()
 
@@ -816,6 +937,10 @@ class Game:
         if self.move is not None:
             self.end_move()
         ending = self.side
+        when = Why(self.rules).p("sequence.face-up")
+        if when != "own-turn-end":
+            raise DataError(f"sequence.face-up: unknown value {when!r} (the engine knows "
+                            "own-turn-end)")
         # the ending side's movement phase is over (or was passed): markers placed then go on
         # before its units are turned face up again
         self._mark_at_end_of_movement(ending)

@@ -192,7 +192,8 @@ def _at(pos: Pos, call, *args):
     try:
         return call(*args)
     except (EngineError, MapError, ValueError) as e:
-        raise ScenarioError(pos, str(e)) from None
+        clause = getattr(e, "clause", None)
+        raise ScenarioError(pos, f"{e} [{clause}]" if clause else str(e)) from None
 
 
 def _asked(game: Game, ask: Ask) -> Ruling:
@@ -301,7 +302,19 @@ def check_scenarios(model: Model, report: Report) -> None:
     units, sides, hexes. (A clause naming a scenario that does not exist is
     :mod:`harmony.check`'s.)"""
     for sc in sorted(model.scenarios.values(), key=lambda s: (s.file, s.id)):
+        before = len(report.errors)
         _check_one(model, sc, report)
+        if len(report.errors) == before:
+            _check_playable(model, sc, report)
+
+
+def _check_playable(model: Model, sc: Scenario, report: Report) -> None:
+    """Play the scenario under each of its rulesets: a step the engine refuses (moving an
+    enemy unit, a second move in one phase, fire outside the fire phase ...) is an error
+    at the step's position, naming the clause that refuses it."""
+    for d in run_scenario(model, sc.id).errors:
+        if d.code in ("scenario-step", "scenario-setup"):
+            report.diagnostics.append(d)
 
 
 def _check_one(model: Model, sc: Scenario, report: Report) -> None:
@@ -336,6 +349,14 @@ def _check_one(model: Model, sc: Scenario, report: Report) -> None:
         if u.get("loaded-in") and u["loaded-in"] not in units:
             err(sc.pos("units", k, "loaded-in"), f"unit '{u['id']}' is loaded in '{u['loaded-in']}', "
                 "which is not a unit", "unresolved-unit")
+            continue
+        chain, cur = [u["id"]], u.get("loaded-in")
+        while cur in units and cur not in chain:
+            chain.append(cur)
+            cur = units[cur].get("loaded-in")
+        if cur is not None and cur in chain:
+            err(sc.pos("units", k, "loaded-in"), f"unit '{u['id']}' is loaded in a loop: "
+                f"{' in '.join(chain + [cur])}", "scenario-loaded-loop")
     sides = {u["side"] for u in units.values()}
     if d["start"]["side"] not in sides:
         err(sc.pos("start", "side"), f"no unit belongs to side '{d['start']['side']}' "

@@ -46,6 +46,23 @@ SPOTTED_MARKERS = ("spotted", "opportunity-spotted")
 RESULTS = ("none", "D", "DD", "X")
 
 
+def _yes_no(value) -> bool | None:
+    """A yes/no field of the unit data: a bool, or true/false/yes/no written as text; None
+    when absent.
+
+    >>> _yes_no(None), _yes_no(False), _yes_no("yes"), _yes_no("false")
+    (None, False, True, False)
+    """
+    if value is None or isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    if text in ("true", "yes"):
+        return True
+    if text in ("false", "no"):
+        return False
+    raise ValueError(f"expected true or false, not {value!r}")
+
+
 @dataclass(frozen=True)
 class Marker:
     """A marker on a unit and why it is there.
@@ -152,7 +169,8 @@ class Unit:
     #: the markers on the unit, by kind
     markers: dict[str, Marker] = field(default_factory=dict)
     registration: list[Hex] = field(default_factory=list)
-    may_opfire: bool = True
+    #: may it make opportunity fire (unit data, e.g. a unit function table); None: not given
+    may_opfire: bool | None = None
     #: player turn number in which the unit was last dispersed (for recovery)
     dispersed_in: int = 0
 
@@ -173,7 +191,7 @@ class Unit:
             face_up=d.get("face", "up") == "up", dispersal=d.get("dispersal", "none"),
             loaded_in=d.get("loaded-in"), markers={k: Marker(k) for k in d.get("markers") or []},
             registration=[hex_of(x, ("registration", i)) for i, x in enumerate(d.get("registration") or [])],
-            may_opfire=bool(d.get("opportunity-fire", True)),
+            may_opfire=_yes_no(d.get("opportunity-fire")),
         )
 
     @property

@@ -31,7 +31,7 @@ def model(shipped_model):
 def unit(uid, side, at, *, kind="armoured", cls="A", attack=10, range=8, defence=6, movement=6,
          **extra):
     d = {"id": uid, "side": side, "kind": kind, "class": cls, "attack": attack, "range": range,
-         "defence": defence, "movement": movement, "at": at}
+         "defence": defence, "movement": movement, "at": at, "opportunity-fire": True}
     d.update({k.replace("_", "-"): v for k, v in extra.items()})
     return d
 

@@ -161,7 +161,7 @@ def test_a_failing_example_names_the_yaml_file_and_the_line_of_its_prompt(pytest
     ], consecutive=True)
     result.stdout.fnmatch_lines([
         f"rules_data/markers.yaml:{raising}:7: example of clause markers.removal failed",
-        '>>> g.markers("no-such-unit")', "raised:", "*EngineError: no unit 'no-such-unit'*",
+        '>>> g.markers("no-such-unit")', "raised:", "*DataError: no unit 'no-such-unit'*",
     ])
 
 
