@@ -153,6 +153,8 @@ class Unit:
     markers: dict[str, Marker] = field(default_factory=dict)
     registration: list[Hex] = field(default_factory=list)
     may_opfire: bool = True
+    #: may make overrun attacks (as its game's unit function table says)
+    may_overrun: bool = False
     #: player turn number in which the unit was last dispersed (for recovery)
     dispersed_in: int = 0
 
@@ -174,6 +176,7 @@ class Unit:
             loaded_in=d.get("loaded-in"), markers={k: Marker(k) for k in d.get("markers") or []},
             registration=[hex_of(x, ("registration", i)) for i, x in enumerate(d.get("registration") or [])],
             may_opfire=bool(d.get("opportunity-fire", True)),
+            may_overrun=bool(d.get("overrun", False)),
         )
 
     @property
