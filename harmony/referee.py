@@ -72,6 +72,15 @@ class Intent:
         return self.mp[k] if k < len(self.mp) else None
 
 
+class OrderError(EngineError):
+    """An order no player could give (``order``: its index; ``step``: the hex of its path
+    at fault, or None for the order as a whole)."""
+
+    def __init__(self, message: str, order: int, step: int | None = None):
+        super().__init__(message)
+        self.order, self.step = order, step
+
+
 class Referee:
     """The referee's record beside the true board ``game``."""
 
@@ -129,11 +138,17 @@ class Referee:
         blind = rule.p("referee.replay-moves")
         self.unstopped = rule.ruling(None, "not stopped")
         overruns: dict[str, Hex] = {}
-        for it in intents:
-            u = g.unit(it.unit)
-            g.begin_move(it.unit, "normal", it.overrun)
+        for n, it in enumerate(intents):
+            try:
+                u = g.unit(it.unit)
+                g.begin_move(it.unit, "normal", it.overrun)
+            except EngineError as e:
+                raise OrderError(str(e), n) from None
             for k, where in enumerate(it.path):
-                h = g.hex(where)
+                try:
+                    h = g.hex(where)
+                except EngineError as e:
+                    raise OrderError(str(e), n, k) from None
                 barrier = step_barrier(g, u, h) if blind else None
                 if barrier is not None:
                     why = Why(g.rules)
@@ -143,7 +158,10 @@ class Referee:
                     g.log.append(f"{u.id} stopped at {label(u.hex)}: {barrier.detail}")
                     break
                 before = u.hex
-                g.enter(h, it.mp_at(k))
+                try:
+                    g.enter(h, it.mp_at(k))
+                except EngineError as e:
+                    raise OrderError(str(e), n, k) from None
                 for c in self._cargo(u):
                     c.hex = u.hex
                 if it.overrun is not None and any(e.id == it.overrun and e.hex == h
@@ -151,9 +169,12 @@ class Referee:
                     overruns[u.id] = before
             g.end_move()
         self._spot_stoppers()
-        for it in intents:
+        for n, it in enumerate(intents):
             if it.unload:
-                self._unload(g.unit(it.unit), overruns.get(it.unit))
+                try:
+                    self._unload(g.unit(it.unit), overruns.get(it.unit))
+                except EngineError as e:
+                    raise OrderError(str(e), n) from None
 
     def _cargo(self, u) -> list:
         return [c for c in self.game.alive() if c.loaded_in == u.id]
@@ -266,4 +287,4 @@ def blind_scenario(counts: dict, rules: Ruleset) -> Ruling:
     return why.ruling(out, "adjusted for the rules")
 
 
-__all__ = ["Intent", "Referee", "blind_scenario"]
+__all__ = ["Intent", "OrderError", "Referee", "blind_scenario"]

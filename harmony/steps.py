@@ -29,7 +29,7 @@ move does not enter, an expected value of the wrong kind for its question).
 >>> type(ask).__name__, ask.unit, ask.at, parsed.steps[0].expect[0].ruling("PB").because
 ('Spotted', 't', 'C3', ('spotting.spotted',))
 >>> [d.message for d in parsed.problems], parsed.bad
-(['scenario s: step 2 does one thing (move, fire or end), not end and fire'], frozenset({1}))
+(['scenario s: step 2 does one thing (move, fire, end or orders), not end and fire'], frozenset({1}))
 """
 from __future__ import annotations
 
