@@ -292,16 +292,21 @@ def _move(game: Game, name: str, step: Step, mv: Move, snap: dict, result: Scena
     _at(mv.pos, game.end_move)
 
 
+def _first(*rulings: Ruling | None) -> Ruling:
+    """The first ruling given (a ruling whose value is None is still a ruling)."""
+    return next((r for r in rulings if r is not None), Ruling(None, []))
+
+
 def _ask(game: Game, ask: Ask, referee: Referee | None = None) -> Ruling:
     """The engine's answer to one question (the referee's, for what a side is shown)."""
     referee = referee or Referee(game)
     match ask:
         case Stop():
             game.unit(ask.unit)
-            return referee.stops.get(ask.unit) or referee.unstopped or Ruling(None, [])
+            return _first(referee.stops.get(ask.unit), referee.unstopped)
         case Unloaded():
             game.unit(ask.unit)
-            return referee.unloads.get(ask.unit) or referee.unload_rule or Ruling(None, [])
+            return _first(referee.unloads.get(ask.unit), referee.unload_rule)
         case View():
             return referee.view(ask.side).ruling()
         case Spotted():
