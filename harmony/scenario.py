@@ -442,7 +442,7 @@ def _check_one(model: Model, sc: Scenario, report: Report) -> None:
             return None
 
     where = {uid: u["at"] for uid, u in units.items()}
-    side = d["start"]["side"]
+    side, phase = d["start"]["side"], d["start"]["phase"]
     order_of_sides = [side] + [u["side"] for u in units.values()]
     order_of_sides = list(dict.fromkeys(order_of_sides))
     for k, name in enumerate(d.get("stacking") or {}):
@@ -475,10 +475,16 @@ def _check_one(model: Model, sc: Scenario, report: Report) -> None:
                     unit(w)
                 unit(f.target)
             case Orders() as o:
+                if phase != "movement":
+                    err(o.pos, f"orders moves in the {side} {phase} phase; units move in the "
+                        "movement phase (end the phase first)", "scenario-order")
                 for order in o.orders:
                     _check_order(order, units, where, side, hexmap, unit, hex_, err)
-            case End() as e if e.what == "turn":
+            case End() as e if e.what == "turn" or phase == "movement":
                 side = order_of_sides[(order_of_sides.index(side) + 1) % len(order_of_sides)]
+                phase = "fire"
+            case End():
+                phase = "movement"
         for exp in step.expect:
             for w in exp.ask.units():
                 unit(w)
