@@ -28,27 +28,27 @@ True
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import Any
 
 from .hexgrid import Hex, label
 from .rulings import Ruling, Why
 from .units import Unit
 
-if TYPE_CHECKING:                    # pragma: no cover
-    from .engine import Game
+#: a :class:`harmony.engine.Game` (not imported: the engine imports this module)
+Game = Any
 
 #: the causes of a stop, in the order they are checked
 CAUSES = ("mines", "block", "enemy", "stacking")
 
 
-def stack_count(game: "Game", side: str, h: Hex, leaving: Unit | None = None) -> int:
+def stack_count(game: Game, side: str, h: Hex, leaving: Unit | None = None) -> int:
     """The counters of ``side`` in ``h`` (carried units ride in their transport and are not
     counted; ``leaving`` is left out)."""
     return sum(1 for u in game.alive() if u.side == side and u.hex == h and not u.loaded
                and u is not leaving)
 
 
-def step_barrier(game: "Game", u: Unit, to: Hex) -> Ruling | None:
+def step_barrier(game: Game, u: Unit, to: Hex) -> Ruling | None:
     """Why ``u``, on the move in ``game``, may not step into ``to`` now; None if it may.
 
     The value is ``{"cause", "hex", "stopped-at"}`` (and ``"units"``, the enemy units
