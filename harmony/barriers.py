@@ -41,6 +41,17 @@ Game = Any
 CAUSES = ("mines", "block", "enemy", "stacking")
 
 
+def rule_on(why: Why, name: str) -> bool:
+    """Parameter ``name`` read through ``why``; False, and not recorded, when the rules'
+    registry does not declare it (a harmony of other games need not know of blocks).
+
+    >>> from harmony.ruleset import Ruleset
+    >>> rule_on(Why(Ruleset.from_values("X", {})), "move.mines-stop")
+    False
+    """
+    return name in why.ruleset.settings and bool(why.p(name))
+
+
 def stack_count(game: Game, side: str, h: Hex, leaving: Unit | None = None) -> int:
     """The counters of ``side`` in ``h`` (carried units ride in their transport and are not
     counted; ``leaving`` is left out)."""
@@ -67,20 +78,20 @@ def step_barrier(game: Game, u: Unit, to: Hex) -> Ruling | None:
 
     if to == here:
         return None
-    if game.map.mined(here) and mv is not None and here in mv.path and why.p("move.mines-stop"):
+    if game.map.mined(here) and mv is not None and here in mv.path and rule_on(why, "move.mines-stop"):
         return stop("mines", here, f"{u.id} entered the mined hex {label(here)} in this move and "
                                    "may not leave it")
-    if game.map.block(to) and why.p("move.blocks-bar-entry"):
+    if game.map.block(to) and rule_on(why, "move.blocks-bar-entry"):
         return stop("block", to, f"a block stands in {label(to)}")
     enemies = sorted(e.id for e in game.alive() if e.side != u.side and e.hex == to and not e.loaded)
-    if enemies and why.p("move.enemy-hex-needs-overrun"):
+    if enemies and rule_on(why, "move.enemy-hex-needs-overrun"):
         overrun = mv.overrun if mv is not None else None
         if not (u.may_overrun and overrun in enemies):
             reason = (f"{u.id} may not make overrun attacks" if not u.may_overrun
                       else f"{u.id}'s move declares no overrun of {', '.join(enemies)}")
             return stop("enemy", to, f"enemy units in {label(to)}: {reason}", units=enemies)
     limit = game.stacking.get(u.side)
-    if limit is not None and why.p("move.stacking-in-movement"):
+    if limit is not None and rule_on(why, "move.stacking-in-movement"):
         there = stack_count(game, u.side, to, leaving=u) + 1
         if there > limit:
             return stop("stacking", to, f"{label(to)} would hold {there} {u.side} units; the "
@@ -88,4 +99,4 @@ def step_barrier(game: Game, u: Unit, to: Hex) -> Ruling | None:
     return None
 
 
-__all__ = ["CAUSES", "step_barrier", "stack_count"]
+__all__ = ["CAUSES", "rule_on", "step_barrier", "stack_count"]

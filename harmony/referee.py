@@ -49,7 +49,7 @@ from fractions import Fraction
 from math import ceil
 from typing import Sequence
 
-from .barriers import stack_count, step_barrier
+from .barriers import rule_on, stack_count, step_barrier
 from .engine import EngineError, Game
 from .hexgrid import Hex, label
 from .knowledge import Shown, View, view
@@ -103,7 +103,7 @@ class Referee:
         step); the units shown, by side."""
         g = self.game
         why = Why(g.rules)
-        if not why.p("referee.spotting-step"):
+        if not rule_on(why, "referee.spotting-step"):
             return {}
         self.epoch += 1
         shown: dict[str, list[str]] = {}
@@ -127,7 +127,7 @@ class Referee:
     # -------------------------------------------------------------- movement
     def replays(self) -> bool:
         """Are moves replayed blind under these rules (else played in the open)?"""
-        return bool(self.game.rules["referee.replay-moves"])
+        return rule_on(Why(self.game.rules), "referee.replay-moves")
 
     def replay(self, intents: Sequence[Intent]) -> None:
         """Replay blind moves in the order made; impossible orders (not the player's own
@@ -135,7 +135,7 @@ class Referee:
         g = self.game
         self.stops, self.unloads = {}, {}
         rule = Why(g.rules)
-        blind = rule.p("referee.replay-moves")
+        blind = rule_on(rule, "referee.replay-moves")
         self.unstopped = rule.ruling(None, "not stopped")
         overruns: dict[str, Hex] = {}
         for n, it in enumerate(intents):
@@ -183,7 +183,7 @@ class Referee:
         g = self.game
         for uid, stop in sorted(self.stops.items()):
             why = Why(g.rules)
-            if not why.p("referee.spot-stoppers"):
+            if not rule_on(why, "referee.spot-stoppers"):
                 return
             why.add(stop)
             side = g.unit(uid).side
@@ -204,12 +204,12 @@ class Referee:
         why = Why(g.rules)
         at = u.hex
         if overrun_from is not None:
-            if not why.p("referee.overrun-unload"):
+            if not rule_on(why, "referee.overrun-unload"):
                 self.unload_rule = why.ruling(None, "no unloading after the fact")
                 return
             at = overrun_from
         limit = g.stacking.get(u.side)
-        if limit is not None and why.p("move.stacking-in-movement"):
+        if limit is not None and rule_on(why, "move.stacking-in-movement"):
             there = stack_count(g, u.side, at) + len(cargo)
             if there > limit:
                 self.unload_rule = why.ruling(None, f"{label(at)} would be overstacked")
@@ -227,7 +227,7 @@ class Referee:
         g = self.game
         why = Why(g.rules)
         t = g.unit(target)
-        if not why.p("referee.fire-report"):
+        if not rule_on(why, "referee.fire-report"):
             return []
         seen = self.view(t.side).enemy
         groups: dict[tuple[str, str], int] = {}
@@ -249,7 +249,7 @@ class Referee:
         """What ``side``'s board shows now (:func:`harmony.knowledge.view`)."""
         v = view(self.game, self.events, side, self.epoch)
         why = Why(self.game.rules)
-        why.p("referee.hidden-boards")
+        rule_on(why, "referee.hidden-boards")
         v.rulings.append(why.ruling(True))
         return v
 

@@ -42,9 +42,10 @@ from .diagnostics import Diagnostic, Pos, Report
 from .engine import EngineError, Game
 from .hexgrid import Hex, adjacent
 from .model import Model, Scenario
+from .barriers import rule_on
 from .referee import Intent, OrderError, Referee
 from .ruleset import Ruleset, RulesetError
-from .rulings import Ruling
+from .rulings import Ruling, Why
 from .steps import (Ask, CanFire, Dispersal, End, Expectation, Face, Fire, Interdiction, Los,
                     Markers, Move, OpFire, Orders, ParsedSteps, Spotted, Step, Stop, Unloaded,
                     View, Where, Word, steps_of)
@@ -187,7 +188,7 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
                 continue
             _row(result, name, step, exp, _asked(game, exp.ask, referee))
         snap.update(game.snapshot())
-        if game.rules["referee.hidden-boards"]:
+        if rule_on(Why(game.rules), "referee.hidden-boards"):
             snap["views"] = {side: _view_data(referee, side) for side in game.sides}
             snap["stops"] = {u: r.value for u, r in sorted(referee.stops.items())}
         snap["sights"] = snap.get("sights", []) + [s.as_data() for s in game.take_sights()]

@@ -264,3 +264,22 @@ def test_check_rejects_impossible_orders_at_their_position(tmp_path):
     by_msg = {("movement points" in d.message): d for d in errs}
     assert "D4" in lines[by_msg[True].pos.line - 1][by_msg[True].pos.col - 1:]
     assert "soviet-squad" in lines[by_msg[False].pos.line - 1][by_msg[False].pos.col - 1:]
+
+
+# ------------------------------------------------------------------ the site's boards
+
+def test_referee_boards_come_from_the_engines_views(model):
+    from harmony.site.figures import referee_figures, referee_states
+    sc = model.scenarios["db-column-block"]
+    snaps = run_scenario(model, "db-column-block").snapshots["DB"]
+    (referee, german, soviet), = referee_states(sc, snaps)
+    assert [u["id"] for u in referee["units"]] == ["tank-1", "tank-2", "tank-3", "soviet-squad"]
+    assert german["map"]["labels"] == {"E3": "BL"} and referee["map"]["labels"] == {"E3": "BL"}
+    assert [u["id"] for u in german["units"]] == ["tank-1", "tank-2", "tank-3"]
+    # the Soviet board shows the tanks where the spotting step found them
+    assert {u["id"]: u["at"] for u in soviet["units"]} == {
+        "tank-1": "C3", "tank-2": "B3", "tank-3": "A3", "soviet-squad": "G1"}
+    figs = referee_figures(sc, snaps)
+    assert len(figs) == 1 and figs[0]["svg"].count("<svg ") == 4
+    assert referee_figures(sc, snaps) == figs                  # same input, same bytes
+    assert referee_figures(sc, run_scenario(model, "rev-figure-1").snapshots["REV"]) == []
