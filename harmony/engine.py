@@ -40,6 +40,7 @@ from typing import Iterable
 
 from .hexgrid import Hex, adjacent, distance, label, parse_label
 from .los import Sight, sight
+from .barriers import step_barrier
 from .ruleset import Ruleset
 from .rulings import Ruling, Why
 from .terrain import HexMap, MapError
@@ -174,6 +175,8 @@ class Game:
         #: every line of sight checked since the last call of take_sights()
         self.sights: list[Sight] = []
         self.log: list[str] = []
+        #: side -> the most units it may stack in a hex (scenario data; no entry: no limit)
+        self.stacking: dict[str, int] = {}
 
     # ------------------------------------------------------------ building
     @classmethod
@@ -515,6 +518,10 @@ class Game:
         if mv.spent + cost > u.movement and mv.mode != "revealed":
             raise EngineError(f"{u.id} has spent {mv.spent} of its {u.movement} movement points and "
                               f"cannot spend {cost} more to enter {label(h)}", clause=MOVING)
+        barrier = step_barrier(self, u, h)
+        if barrier is not None:
+            raise EngineError(f"{u.id} may not enter {label(h)}: {barrier.detail}",
+                              clause=barrier.reasons[0] if barrier.reasons else MOVING)
         old = u.hex
         u.hex = h
         mv.path.append(h)

@@ -42,10 +42,13 @@ from .diagnostics import Diagnostic, Pos, Report
 from .engine import EngineError, Game
 from .hexgrid import Hex, adjacent
 from .model import Model, Scenario
+from .barriers import rule_on
+from .referee import Intent, OrderError, Referee
 from .ruleset import Ruleset, RulesetError
-from .rulings import Ruling
+from .rulings import Ruling, Why
 from .steps import (Ask, CanFire, Dispersal, End, Expectation, Face, Fire, Interdiction, Los,
-                    Markers, Move, OpFire, ParsedSteps, Spotted, Step, Where, Word, steps_of)
+                    Markers, Move, OpFire, Orders, ParsedSteps, Spotted, Step, Stop, Unloaded,
+                    View, Where, Word, steps_of)
 from .terrain import HexMap, MapError
 
 
@@ -144,6 +147,7 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
         start = data["start"]
         game = Game.from_data(rs, data["map"], data["units"], start["side"], start["phase"],
                               start.get("turn", 1))
+        game.stacking = dict(data.get("stacking") or {})
     except (RulesetError, EngineError, MapError) as e:
         result.errors.append(Diagnostic(sc.pos("rulesets"), "error", f"scenario {sc.id}, {name}: {e}",
                                         "scenario-setup"))
@@ -151,6 +155,8 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
             for exp in step.expect:
                 _row(result, name, step, exp, None, "the scenario could not be set up")
         return
+    referee = Referee(game)
+    referee.spotting_step()             # before the first player's move too
     bad = parsed.first_bad()
     broken = None
     for step in parsed.steps:
@@ -165,7 +171,7 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
         log_start = len(game.log)
         answered: set[int] = set()
         try:
-            _do_step(game, name, step, snap, result, answered)
+            _do_step(game, name, step, snap, result, answered, referee)
         except ScenarioError as e:
             broken = f"step {step.index + 1} could not be played: {e.message}"
             result.errors.append(Diagnostic(e.pos, "error", f"scenario {sc.id}, {name}: {broken}",
@@ -180,8 +186,11 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
             if exp.ask.at is not None:
                 _row(result, name, step, exp, None, f"the mover never entered {exp.ask.at} under {name}")
                 continue
-            _row(result, name, step, exp, _asked(game, exp.ask))
+            _row(result, name, step, exp, _asked(game, exp.ask, referee))
         snap.update(game.snapshot())
+        if rule_on(Why(game.rules), "referee.hidden-boards"):
+            snap["views"] = {side: _view_data(referee, side) for side in game.sides}
+            snap["stops"] = {u: r.value for u, r in sorted(referee.stops.items())}
         snap["sights"] = snap.get("sights", []) + [s.as_data() for s in game.take_sights()]
         snap["log"] = game.log[log_start:]
         snaps.append(snap)
@@ -196,12 +205,38 @@ def _at(pos: Pos, call, *args):
         raise ScenarioError(pos, f"{e} [{clause}]" if clause else str(e)) from None
 
 
-def _asked(game: Game, ask: Ask) -> Ruling:
-    return _at(ask.pos, _ask, game, ask)
+def _asked(game: Game, ask: Ask, referee: Referee | None = None) -> Ruling:
+    return _at(ask.pos, _ask, game, ask, referee)
+
+
+def _view_data(referee: Referee, side: str) -> dict:
+    """One side's board for diagrams: its own units, and the enemy as it knows it."""
+    v = referee.view(side)
+    data = v.as_data()
+    data["own"] = [{"unit": u, "at": h} for u, h in sorted(v.own.items())]
+    return data
+
+
+def _orders(game: Game, referee: Referee, orders: Orders, snap: dict) -> None:
+    """Blind moves, replayed by the referee (or played in the open where the rules have no
+    referee); an impossible order is an error at its position."""
+    intents = [Intent(str(o.unit), [str(h) for h in o.path], str(o.overrun) if o.overrun else None,
+                      o.unload, [o.mp_at(k) for k in range(len(o.path))]) for o in orders.orders]
+    try:
+        referee.replay(intents)
+    except OrderError as e:
+        order = orders.orders[e.order]
+        pos = order.path[e.step].pos if e.step is not None else order.unit.pos
+        raise ScenarioError(pos, str(e)) from None
+    except (EngineError, MapError, ValueError) as e:
+        raise ScenarioError(orders.pos, str(e)) from None
+    snap["orders"] = [{"unit": i.unit, "path": list(i.path), "overrun": i.overrun}
+                      for i in intents]
+    snap["mover"] = intents[0].unit if len(intents) == 1 else None
 
 
 def _do_step(game: Game, name: str, step: Step, snap: dict, result: ScenarioResult,
-             answered: set[int]) -> None:
+             answered: set[int], referee: Referee | None = None) -> None:
     """Play one step; answer the questions asked ``at`` a hex of a move (noted in ``answered``)."""
     snap["action"] = step.kind
     match step.action:
@@ -211,9 +246,15 @@ def _do_step(game: Game, name: str, step: Step, snap: dict, result: ScenarioResu
             r = _at(f.pos, game.fire, list(f.units), f.target, f.result)
             snap["fire"] = {"units": [str(u) for u in f.units], "target": str(f.target),
                             "result": str(f.result), "allowed": bool(r.value), "detail": r.detail}
+            if r.value and referee is not None:
+                snap["fire"]["reports"] = referee.after_fire([str(u) for u in f.units], f.target)
         case End() as e:
             snap["end"] = str(e.what)
             _at(e.pos, game.end_phase if e.what == "phase" else game.end_turn)
+            if e.what == "turn" and referee is not None:
+                referee.spotting_step()
+        case Orders() as o:
+            _orders(game, referee or Referee(game), o, snap)
         case None:
             pass
 
@@ -253,9 +294,23 @@ def _move(game: Game, name: str, step: Step, mv: Move, snap: dict, result: Scena
     _at(mv.pos, game.end_move)
 
 
-def _ask(game: Game, ask: Ask) -> Ruling:
-    """The engine's answer to one question."""
+def _first(*rulings: Ruling | None) -> Ruling:
+    """The first ruling given (a ruling whose value is None is still a ruling)."""
+    return next((r for r in rulings if r is not None), Ruling(None, []))
+
+
+def _ask(game: Game, ask: Ask, referee: Referee | None = None) -> Ruling:
+    """The engine's answer to one question (the referee's, for what a side is shown)."""
+    referee = referee or Referee(game)
     match ask:
+        case Stop():
+            game.unit(ask.unit)
+            return _first(referee.stops.get(ask.unit), referee.unstopped)
+        case Unloaded():
+            game.unit(ask.unit)
+            return _first(referee.unloads.get(ask.unit), referee.unload_rule)
+        case View():
+            return referee.view(ask.side).ruling()
         case Spotted():
             return game.spotted(ask.unit, ask.by)
         case CanFire():
@@ -296,6 +351,34 @@ def _row(result: ScenarioResult, name: str, step: Step, exp: Expectation, actual
 
 
 # ------------------------------------------------------------------ checks
+
+def _check_order(order, units: dict, where: dict, side: str, hexmap: HexMap, unit, hex_, err) -> None:
+    """An order no player could give, even blind: an unknown unit, a unit not his, a first hex
+    not adjacent to the unit, more movement points than it has."""
+    unit(order.unit)
+    u = units.get(order.unit)
+    if u is None:
+        return
+    if u["side"] != side:
+        err(order.unit.pos, f"orders {order.unit} ({u['side']}) in the {side} player's turn",
+            "scenario-order")
+        return
+    hexes = [hex_(w) for w in order.path]
+    before = where.get(order.unit)
+    if before is not None and hexes[0] is not None and not adjacent(hexmap.hex(before), hexes[0]):
+        err(order.path[0].pos, f"hex {order.path[0]} is not adjacent to {before}, the hex "
+            f"{order.unit} moves from", "scenario-path")
+    if None not in hexes:
+        costs = [order.mp_at(k) or hexmap.terrain(h).move_cost for k, h in enumerate(hexes)]
+        spent = 0
+        for k, c in enumerate(costs):
+            spent += c
+            if spent > u["movement"]:
+                err(order.path[k].pos, f"{order.unit} has {u['movement']} movement points and "
+                    f"cannot reach {order.path[k]} ({spent} needed)", "scenario-order")
+                break
+    where[order.unit] = order.path[-1]
+
 
 def check_scenarios(model: Model, report: Report) -> None:
     """Malformed steps, and references in scenarios that do not resolve: rulesets, clauses,
@@ -381,6 +464,13 @@ def _check_one(model: Model, sc: Scenario, report: Report) -> None:
             return None
 
     where = {uid: u["at"] for uid, u in units.items()}
+    side, phase = d["start"]["side"], d["start"]["phase"]
+    order_of_sides = [side] + [u["side"] for u in units.values()]
+    order_of_sides = list(dict.fromkeys(order_of_sides))
+    for k, name in enumerate(d.get("stacking") or {}):
+        if name not in sides:
+            err(sc.pos("stacking", name), f"gives a stacking limit for side '{name}', which has "
+                "no unit", "unresolved-side")
     for step in parsed.steps:
         match step.action:
             case Move() as mv:
@@ -406,6 +496,17 @@ def _check_one(model: Model, sc: Scenario, report: Report) -> None:
                 for w in f.units:
                     unit(w)
                 unit(f.target)
+            case Orders() as o:
+                if phase != "movement":
+                    err(o.pos, f"orders moves in the {side} {phase} phase; units move in the "
+                        "movement phase (end the phase first)", "scenario-order")
+                for order in o.orders:
+                    _check_order(order, units, where, side, hexmap, unit, hex_, err)
+            case End() as e if e.what == "turn" or phase == "movement":
+                side = order_of_sides[(order_of_sides.index(side) + 1) % len(order_of_sides)]
+                phase = "fire"
+            case End():
+                phase = "movement"
         for exp in step.expect:
             for w in exp.ask.units():
                 unit(w)

@@ -29,7 +29,7 @@ move does not enter, an expected value of the wrong kind for its question).
 >>> type(ask).__name__, ask.unit, ask.at, parsed.steps[0].expect[0].ruling("PB").because
 ('Spotted', 't', 'C3', ('spotting.spotted',))
 >>> [d.message for d in parsed.problems], parsed.bad
-(['scenario s: step 2 does one thing (move, fire or end), not end and fire'], frozenset({1}))
+(['scenario s: step 2 does one thing (move, fire, end or orders), not end and fire'], frozenset({1}))
 """
 from __future__ import annotations
 
@@ -146,7 +146,33 @@ class End:
     pos: Pos = field(compare=False)
 
 
-Action = Move | Fire | End
+@dataclass(frozen=True, kw_only=True)
+class Order:
+    """One intended move of a blind player: ``unit`` along ``path``, perhaps overrunning
+    ``overrun`` and unloading what it carries once movement is over (``unload``)."""
+
+    unit: Word
+    path: tuple[Word, ...]
+    mp: tuple[Number, ...] = ()
+    overrun: Word | None = None
+    unload: bool = False
+    pos: Pos = field(compare=False)
+
+    def mp_at(self, k: int) -> int | None:
+        return int(self.mp[k]) if k < len(self.mp) else None
+
+
+@dataclass(frozen=True, kw_only=True)
+class Orders:
+    """The moves a player makes blind, in the order made; a referee replays them
+    against the true board (``site/scenarios.rst``)."""
+
+    kind: ClassVar[str] = "orders"
+    orders: tuple[Order, ...]
+    pos: Pos = field(compare=False)
+
+
+Action = Move | Fire | End | Orders
 
 
 # ------------------------------------------------------------------ questions
@@ -253,11 +279,47 @@ class Los(Ask):
         return self.between
 
 
+def _is_stop(v: Any) -> bool:
+    return v is None or (isinstance(v, dict) and set(v) <= {"cause", "hex", "stopped-at", "units"}
+                         and {"cause", "hex", "stopped-at"} <= set(v))
+
+
+@dataclass(frozen=True, kw_only=True)
+class Stop(UnitAsk):
+    """Where and why the referee stopped the unit in the last orders replayed (null: it was not)."""
+
+    kind: ClassVar[str] = "stop"
+    value_kind = (_is_stop, "null or {cause, hex, stopped-at} (and units, for an enemy)")
+
+
+@dataclass(frozen=True, kw_only=True)
+class Unloaded(UnitAsk):
+    """The hex a carried unit was unloaded in after the last orders (null: not unloaded)."""
+
+    kind: ClassVar[str] = "unloaded"
+    value_kind = (lambda v: v is None or is_label(v), "null or a hex label")
+
+
+def _is_view(v: Any) -> bool:
+    return isinstance(v, dict) and set(v) == {"side", "enemy", "blocks", "mines", "reports"}
+
+
+@dataclass(frozen=True, kw_only=True)
+class View(Ask):
+    """What one side's board shows of the enemy (under a referee)."""
+
+    kind: ClassVar[str] = "view"
+    value_kind = (_is_view, "{side, enemy, blocks, mines, reports}")
+    side: Word
+
+
 _UNIT_ASKS: dict[str, type[UnitAsk]] = {c.kind: c for c in (Spotted, OpFire, Interdiction, Markers,
-                                                             Where, Dispersal, Face)}
+                                                             Where, Dispersal, Face, Stop,
+                                                             Unloaded)}
 #: every kind of question, by the key that names it in ``ask``
 ASKS: dict[str, type[Ask]] = {c.kind: c for c in (Spotted, CanFire, OpFire, Interdiction, Markers,
-                                                  Los, Where, Dispersal, Face)}
+                                                  Los, Where, Dispersal, Face, Stop, Unloaded,
+                                                  View)}
 
 
 # ------------------------------------------------------------------ expectations and steps
@@ -317,8 +379,8 @@ class ParsedSteps:
 
 # ------------------------------------------------------------------ reading
 
-_STEP_KEYS = ("note", "move", "fire", "end", "expect")
-_ACTIONS = ("move", "fire", "end")
+_STEP_KEYS = ("note", "move", "fire", "end", "orders", "expect")
+_ACTIONS = ("move", "fire", "end", "orders")
 
 
 def _what(v: Any) -> str:
@@ -425,7 +487,7 @@ class _Reader:
                 return None
         acts = [k for k in _ACTIONS if k in d]
         if len(acts) > 1:
-            self.problem(path + (acts[1],), f"step {n} does one thing (move, fire or end), not "
+            self.problem(path + (acts[1],), f"step {n} does one thing (move, fire, end or orders), not "
                          f"{' and '.join(sorted(acts))}", key=True)
         if not acts and "expect" not in d:
             self.problem(path, f"step {n} does nothing: it moves, fires, ends a phase or turn, "
@@ -436,7 +498,8 @@ class _Reader:
         action: Action | None = None
         if acts:
             a = acts[0]
-            action = {"move": self.move, "fire": self.fire, "end": self.end}[a](d[a], path + (a,), n)
+            action = {"move": self.move, "fire": self.fire, "end": self.end,
+                      "orders": self.orders}[a](d[a], path + (a,), n)
         expect: list[Expectation] = []
         if "expect" in d:
             ev = d["expect"]
@@ -473,6 +536,43 @@ class _Reader:
             return None
         return Move(unit=unit, path=hexes, mode=mode, mp=mp, overrun=overrun,
                     attacks=tuple(attacks), pos=self.pos(path))
+
+    def orders(self, v: Any, path: tuple, n: int) -> Orders | None:
+        what = f"the orders of step {n}"
+        if not isinstance(v, list) or not v:
+            self.problem(path, f"{what} are a list of at least one move, not {_what(v)}")
+            return None
+        out, ok, seen = [], True, set()
+        for k, d in enumerate(v):
+            p = path + (k,)
+            ow = f"order {k + 1} of step {n}"
+            if not self.mapping(d, p, ow, ("unit", "path"), ("mp", "overrun", "unload")):
+                ok = False
+                continue
+            unit = self.word(d["unit"], p + ("unit",), f"the unit of {ow}", ID)
+            hexes = self.words(d["path"], p + ("path",), f"the path of {ow}", hex_=True)
+            mp = self.mp(d["mp"], p + ("mp",), ow, len(hexes) if hexes else None) if "mp" in d else ()
+            overrun = (self.word(d["overrun"], p + ("overrun",), f"the overrun unit of {ow}", ID)
+                       if "overrun" in d else None)
+            unload = d.get("unload", False)
+            if not isinstance(unload, bool):
+                self.problem(p + ("unload",), f"unload of {ow} is true or false, not {_what(unload)}")
+                ok = False
+                continue
+            if hexes:
+                self.path_shape(hexes, "normal", p + ("path",), ow)
+            if unit is not None and unit in seen:
+                self.problem(p + ("unit",), f"{ow} moves {unit} again: a unit makes one move, "
+                             "and a move once made is not taken back", "scenario-path")
+                ok = False
+                continue
+            if unit is None or hexes is None or mp is None or ("overrun" in d and overrun is None):
+                ok = False
+                continue
+            seen.add(unit)
+            out.append(Order(unit=unit, path=hexes, mp=mp, overrun=overrun, unload=unload,
+                             pos=self.pos(p)))
+        return Orders(orders=tuple(out), pos=self.pos(path)) if ok else None
 
     def mp(self, v: Any, path: tuple, what: str, length: int | None) -> tuple[Number, ...] | None:
         if not isinstance(v, list):
@@ -603,6 +703,10 @@ class _Reader:
             target = self.word(d["target"], path + ("target",), f"the target of {what}", ID)
             if firers is not None and target is not None:
                 ask = CanFire(firers=firers, target=target, at=at, pos=pos)
+        elif kind == "view":
+            side = self.word(d[kind], p, f"the side of {what}", SIDE)
+            if side is not None:
+                ask = View(side=side, at=at, pos=pos)
         elif kind == "los":
             hexes = self.words(d[kind], p, f"the hexes of {what}", least=2, most=2, hex_=True)
             if hexes is not None:

@@ -13,6 +13,13 @@ Rules never name a terrain; they ask ``concealing`` or ``blocks_los``.
 (False, True)
 >>> m.contains(parse_label("C3")), m.contains(parse_label("D1"))
 (True, False)
+
+Blocks and mines are counters on hexes, each set by a side:
+
+>>> m = HexMap.from_data({"columns": 4, "rows": 4, "blocks": {"B2": "Soviet"},
+...                       "mines": {"C3": "Soviet"}})
+>>> m.block(parse_label("B2")), m.mined(parse_label("C3")), m.block(parse_label("C3"))
+('Soviet', 'Soviet', None)
 """
 from __future__ import annotations
 
@@ -144,6 +151,10 @@ class HexMap:
     hexes: dict[Hex, str] = field(default_factory=dict)
     hexsides: dict[tuple[Hex, Hex], str] = field(default_factory=dict)
     labels: dict[Hex, str] = field(default_factory=dict)
+    #: hex -> the side whose block counter stands there
+    blocks: dict[Hex, str] = field(default_factory=dict)
+    #: hex -> the side whose mines are laid there
+    mines: dict[Hex, str] = field(default_factory=dict)
 
     def __setattr__(self, name: str, value) -> None:
         counter = self.__dict__.setdefault("_revision", [0])
@@ -194,6 +205,15 @@ class HexMap:
                                ("hexsides", i, "between")) from None
         for text, mark in (data.get("labels") or {}).items():
             m.labels[m.hex(text, ("labels", text))] = mark
+        for key in ("blocks", "mines"):
+            given = data.get(key) or {}
+            if not isinstance(given, dict):
+                raise MapError(f"'{key}' maps a hex to the side that set it there", (key,))
+            for text, side in given.items():
+                if not isinstance(side, str) or not side:
+                    raise MapError(f"the {key} at {text} belong to a side, not {side!r}",
+                                   (key, text))
+                getattr(m, key)[m.hex(text, (key, text))] = side
         return m
 
     def hex(self, text: str, path: tuple = ()) -> Hex:
@@ -218,6 +238,14 @@ class HexMap:
     def terrain(self, h: Hex) -> TerrainType:
         return self.types[self.hexes.get(h, self.default)]
 
+    def block(self, h: Hex) -> str | None:
+        """The side whose block stands in ``h``, or None."""
+        return self.blocks.get(h)
+
+    def mined(self, h: Hex) -> str | None:
+        """The side whose mines are laid in ``h``, or None."""
+        return self.mines.get(h)
+
     def side_feature(self, a: Hex, b: Hex) -> TerrainType | None:
         name = self.hexsides.get(hexside(a, b))
         return self.types[name] if name else None
@@ -230,6 +258,8 @@ class HexMap:
             "hexsides": [{"between": [label(a), label(b)], "type": t}
                          for (a, b), t in sorted(self.hexsides.items())],
             "labels": {label(h): s for h, s in sorted(self.labels.items())},
+            "blocks": {label(h): s for h, s in sorted(self.blocks.items())},
+            "mines": {label(h): s for h, s in sorted(self.mines.items())},
             "types": {n: {"concealing": t.concealing, "blocks-los": t.blocks_los,
                           "elevation": t.elevation, "drm": t.drm, "hexside": t.hexside}
                       for n, t in sorted(self.types.items())},

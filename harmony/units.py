@@ -171,6 +171,8 @@ class Unit:
     registration: list[Hex] = field(default_factory=list)
     #: may it make opportunity fire (unit data, e.g. a unit function table); None: not given
     may_opfire: bool | None = None
+    #: may make overrun attacks (as its game's unit function table says)
+    may_overrun: bool = False
     #: player turn number in which the unit was last dispersed (for recovery)
     dispersed_in: int = 0
 
@@ -192,6 +194,7 @@ class Unit:
             loaded_in=d.get("loaded-in"), markers={k: Marker(k) for k in d.get("markers") or []},
             registration=[hex_of(x, ("registration", i)) for i, x in enumerate(d.get("registration") or [])],
             may_opfire=_yes_no(d.get("opportunity-fire")),
+            may_overrun=bool(_yes_no(d.get("overrun"))),
         )
 
     @property

@@ -19,7 +19,8 @@ from harmony.loader import load, plain, read_text
 from harmony.model import Scenario
 from harmony.scenario import run_scenario
 from harmony.steps import (ASKS, CanFire, Dispersal, End, Face, Fire, Interdiction, Los, Markers,
-                           Move, OpFire, Spotted, Where, Word, parse_steps, steps_of)
+                           Move, OpFire, Spotted, Stop, Unloaded, View, Where, Word, parse_steps,
+                           steps_of)
 
 RULES = Path(__file__).resolve().parent.parent / "rules_data"
 
@@ -88,6 +89,10 @@ EVERY_KIND = """\
     - {question: Q6, ask: {where: tank}, rulings: {PB: {value: eliminated, because: []}}}
     - {question: Q7, ask: {dispersal: tank}, rulings: {PB: {value: DD, because: []}}}
     - {question: Q8, ask: {face: gun}, rulings: {PB: {value: down, because: []}}}
+    - {question: Q9, ask: {stop: tank}, rulings: {DB: {value: null, because: []}}}
+    - {question: Q10, ask: {unloaded: gun}, rulings: {DB: {value: C3, because: []}}}
+    - {question: Q11, ask: {view: Soviet}, rulings: {DB: {value: {side: Soviet, enemy: [],
+        blocks: [], mines: [], reports: []}, because: []}}}
 """
 
 
@@ -116,9 +121,11 @@ def test_every_step_kind_is_read_into_its_typed_value():
     assert isinstance(phase.action, End) and phase.action.what == "phase"
     assert turn.action.what == "turn"
     kinds = [type(e.ask) for e in asks.expect]
-    assert kinds == [CanFire, OpFire, Interdiction, Markers, Los, Where, Dispersal, Face]
+    assert kinds == [CanFire, OpFire, Interdiction, Markers, Los, Where, Dispersal, Face, Stop,
+                     Unloaded, View]
     assert {k.kind for k in kinds} | {"spotted"} == set(ASKS)
-    can, *_, los, _, _, face = [e.ask for e in asks.expect]
+    can, *_, los, _, _, face = [e.ask for e in asks.expect][:8]
+    assert asks.expect[10].ask.side == "Soviet" and asks.expect[9].ask.unit == "gun"
     assert (can.firers, can.target, can.units()) == (("gun",), "tank", ("gun", "tank"))
     assert los.between == ("A2", "D3") and los.hexes() == ("A2", "D3") and los.units() == ()
     assert face.units() == ("gun",)

@@ -19,6 +19,8 @@ fires, showing units where the step leaves them.
 from __future__ import annotations
 
 import copy
+import re
+from xml.sax.saxutils import escape
 
 from .. import svg
 from ..model import Scenario
@@ -89,3 +91,105 @@ def scenario_figures(sc: Scenario) -> list[dict]:
     for i, st in enumerate(states(sc)):
         figs.append({"svg": svg.draw(st, id_prefix=f"{sc.id}-{i}"), "caption": st["caption"]})
     return figs
+
+
+#: letters printed on hexes holding a block or mines in the referee's diagrams
+FEATURE_LETTERS = {"blocks": "BL", "mines": "MN"}
+
+
+def _board_state(sc: Scenario, snap: dict, who: str, units: list[dict], features: dict,
+                 caption: str) -> dict:
+    m = dict(sc.data.get("map") or {})
+    labels = dict(m.get("labels") or {})
+    for key, letters in FEATURE_LETTERS.items():
+        for lab in features.get(key, ()):
+            labels[lab] = letters
+    m["labels"] = labels
+    names = ", ".join(f"{u.get('name') or u['id']} in {u['at']}" for u in units) or "no units"
+    shown = "; ".join(f"{key} in {', '.join(features[key])}" for key in FEATURE_LETTERS
+                      if features.get(key))
+    return {"map": m, "units": units, "path": [], "los": [], "caption": caption,
+            "title": f"{sc.title}: step {snap['step'] + 1}, {who}",
+            "desc": f"{who}: {names}" + (f"; {shown}" if shown else "") + "."}
+
+
+def referee_states(sc: Scenario, snapshots: list[dict]) -> list[list[dict]]:
+    """For each step played under a referee: the referee's board (the true state) and each
+    side's own board, as the engine computed them (``views`` of the snapshots of
+    :func:`harmony.scenario.run_scenario`). Blocks and mines show as lettered hexes (BL, MN).
+
+    >>> sc = Scenario(id="s", title="S", data={"map": {"columns": 3, "rows": 2}})
+    >>> snap = {"step": 0, "note": "", "units": [
+    ...     {"id": "t", "side": "German", "kind": "armoured", "at": "A1"},
+    ...     {"id": "g", "side": "Soviet", "kind": "gun", "at": "C2"}],
+    ...     "views": {
+    ...     "German": {"own": [{"unit": "t", "at": "A1"}], "enemy": [], "blocks": ["B1"], "mines": []},
+    ...     "Soviet": {"own": [{"unit": "g", "at": "C2"}], "enemy": [{"unit": "t", "at": "A1"}],
+    ...                "blocks": [], "mines": []}}}
+    >>> [[(s["caption"], [u["id"] for u in s["units"]], s["map"]["labels"]) for s in step]
+    ...  for step in referee_states(sc, [snap])]   # doctest: +NORMALIZE_WHITESPACE
+    [[('Step 1: the referee', ['t', 'g'], {}), ('Step 1: the German board', ['t'], {'B1': 'BL'}),
+      ('Step 1: the Soviet board', ['t', 'g'], {})]]
+    """
+    out = []
+    for snap in snapshots:
+        views = snap.get("views")
+        if not views:
+            continue
+        alive = [dict(u) for u in snap.get("units") or [] if u.get("at") != "eliminated"
+                 and not u.get("loaded-in")]
+        by_id = {u["id"]: u for u in alive}
+        true = {"blocks": sorted((sc.data.get("map") or {}).get("blocks") or {}),
+                "mines": sorted((sc.data.get("map") or {}).get("mines") or {})}
+        i = snap["step"] + 1
+        boards = [_board_state(sc, snap, "the referee", alive, true, f"Step {i}: the referee")]
+        for side, v in sorted(views.items()):
+            units = [dict(by_id[o["unit"]], at=o["at"]) for o in v.get("own", [])
+                     if o["unit"] in by_id]
+            units += [dict(by_id[e["unit"]], at=e["at"]) for e in v.get("enemy", [])
+                      if e["unit"] in by_id]
+            order = list(by_id)          # the referee's order, so each side keeps its colour
+            units.sort(key=lambda u: order.index(u["id"]))
+            boards.append(_board_state(sc, snap, f"the {side} board", units, v,
+                                       f"Step {i}: the {side} board"))
+        out.append(boards)
+    return out
+
+
+def referee_figures(sc: Scenario, snapshots: list[dict]) -> list[dict]:
+    """One figure per step played under a referee: the referee's board and each side's board
+    side by side, in one drawing (``[{"svg", "caption"}]``)."""
+    figs = []
+    for n, boards in enumerate(referee_states(sc, snapshots)):
+        parts = [svg.draw(b, id_prefix=f"{sc.id}-ref-{n}-{k}") for k, b in enumerate(boards)]
+        figs.append({"svg": _side_by_side(parts, boards[0]["title"].rsplit(",", 1)[0]),
+                     "caption": " | ".join(b["caption"] for b in boards)})
+    return figs
+
+
+_SIZE = re.compile(r'^<svg [^>]*?width="([0-9.]+)" height="([0-9.]+)"')
+GAP = 12
+
+
+def _side_by_side(parts: list[str], title: str) -> str:
+    """Several drawings of :func:`harmony.svg.draw` in one ``<svg>``, left to right.
+
+    >>> a = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 5" width="10" height="5"></svg>'
+    >>> _side_by_side([a, a], "T & U")[:158]
+    '<svg xmlns="http://www.w3.org/2000/svg" role="img" class="hm-svg hm-boards" viewBox="0 0 32 5" width="32" height="5"><title>T &amp; U</title><svg x="0" y="0" '
+    """
+    x, height, inner = 0.0, 0.0, []
+    for p in parts:
+        m = _SIZE.match(p)
+        w, h = (float(m.group(1)), float(m.group(2))) if m else (0.0, 0.0)
+        inner.append(p.replace("<svg ", f'<svg x="{_num(x)}" y="0" ', 1))
+        x += w + GAP
+        height = max(height, h)
+    width = max(x - GAP, 0)
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" role="img" class="hm-svg hm-boards" '
+            f'viewBox="0 0 {_num(width)} {_num(height)}" width="{_num(width)}" '
+            f'height="{_num(height)}"><title>{escape(title)}</title>' + "".join(inner) + "</svg>")
+
+
+def _num(v: float) -> str:
+    return f"{v:.1f}".rstrip("0").rstrip(".")

@@ -34,7 +34,7 @@ import jinja2
 from .. import cards, diff, resources, scenario
 from ..model import Citation, Model
 from . import views
-from .figures import scenario_figures
+from .figures import referee_figures, scenario_figures
 
 TEMPLATES = resources.templates() / "site"
 SITE = resources.site_sources()
@@ -87,8 +87,12 @@ def scenario_view(model: Model, sid: str) -> dict:
             "cite": views.cite_view(model, _cite(d["cite"])) if isinstance(d.get("cite"), dict) else None,
             "clauses": [c for c in d.get("clauses") or [] if isinstance(c, str) and ID.match(c)],
             "used_by": sorted(c.id for c in model.clauses.values() if sid in c.scenarios),
-            "rulesets": rulesets, "figures": scenario_figures(sc),
-            "matrix": outcome_matrix(model, scenario.run_scenario(model, sid))}
+            "rulesets": rulesets}
+    result = scenario.run_scenario(model, sid)
+    boards = [fig for name in rulesets for fig in referee_figures(sc, result.snapshots.get(name, []))]
+    view["figures"] = scenario_figures(sc) + boards
+    view["referee_boards"] = bool(boards)
+    view["matrix"] = outcome_matrix(model, result)
     return view
 
 
