@@ -275,7 +275,6 @@ class Table(Located):
     columns: list[TableColumn] = field(default_factory=list)
     rows: list[dict[str, Any]] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
-    card: Card | None = None
 
     @property
     def label(self) -> str:
@@ -499,9 +498,7 @@ def build_topic(node, file: str) -> Topic:
 
 def build_table(node, file: str) -> Table:
     columns = [_fields(TableColumn, c, file) for c in node.get("columns") or [] if isinstance(c, dict)]
-    card = node.get("card")
     return _fields(Table, node, file, columns=columns, cite=_citation(node.get("cite"), file),
-                   card=_fields(Card, card, file) if isinstance(card, dict) else None,
                    rows=[plain(r) for r in node.get("rows") or [] if isinstance(r, dict)],
                    notes=plain(node.get("notes") or []))
 
