@@ -16,7 +16,7 @@ import difflib
 import os
 from typing import Any, Callable, NamedTuple
 
-from . import consistency, paramtypes, scenario
+from . import consistency, paramtypes, scenario, tablecheck
 from .cards.fit import check_cards
 from .diagnostics import Pos, Report
 from .loader import load
@@ -387,6 +387,8 @@ CHECKS: tuple[Check, ...] = (
     Check(_topics),
     Check(_clauses),
     Check(_glossary_and_notes),
+    Check(tablecheck.check_tables),
+    Check(tablecheck.check_table_prose, whole_model=True),
     Check(consistency.check_prose_numbers, whole_model=True),
     Check(consistency.check_relations, whole_model=True),
     Check(consistency.check_parameter_conflicts, whole_model=True),

@@ -422,7 +422,7 @@ def _aliases_in_text(text: str) -> set[str]:
 
 
 _ID_FIELD = {"sources": "key", "topics": "id", "clauses": "id", "parameters": "name",
-             "glossary": "term", "footnotes": "id", "notes": "id"}
+             "glossary": "term", "footnotes": "id", "notes": "id", "tables": "id"}
 
 
 def _name(node: Any, field: str) -> str | None:

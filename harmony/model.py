@@ -233,6 +233,116 @@ class Note(Located):
     cite: Citation | None = None
 
 
+#: Units a table column may carry: (singular, plural), as printed after a value.
+UNITS = {"inches": ("inch", "inches"), "shifts": ("shift", "shifts"),
+         "reshuffles": ("reshuffle", "reshuffles"), "hits": ("hit", "hits")}
+
+
+@dataclass
+class TableColumn(Located):
+    id: str = ""
+    title: str = ""
+    type: str = "text"
+    unit: str | None = None
+    values: list[str] | None = None
+    optional: bool = False
+
+
+@dataclass
+class Table(Located):
+    """A rulebook's table as typed data: ``rows`` map column ids to cells.
+
+    A cell is an ``int``, text, a bool, ``None`` (left empty) or, in a ``range``
+    column, ``{"min": ..., "max": ...}`` with ``None`` for an open end.
+
+    >>> t = Table(id="t", number="8", title="Bands", columns=[
+    ...     TableColumn(id="spotter", type="key"), TableColumn(id="long", type="int", unit="inches")],
+    ...     rows=[{"spotter": "dismounted", "long": 80}])
+    >>> t.value("dismounted", "long"), t.shown("dismounted", "long"), t.label
+    (80, '80 inches', 'Table 8')
+    >>> t.value("mounted", "long")
+    Traceback (most recent call last):
+    ...
+    KeyError: "table 't' has no row 'mounted' (its rows: dismounted)"
+    """
+
+    id: str = ""
+    source: str = ""
+    number: str = ""
+    title: str = ""
+    cite: Citation | None = None
+    summary: str | None = None
+    columns: list[TableColumn] = field(default_factory=list)
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"Table {self.number}"
+
+    @property
+    def key(self) -> str | None:
+        """The id of the column that names each row (type ``key``), if any."""
+        return next((c.id for c in self.columns if c.type == "key"), None)
+
+    def column(self, column_id: str) -> TableColumn | None:
+        return next((c for c in self.columns if c.id == column_id), None)
+
+    def row_ids(self) -> list[str]:
+        key = self.key
+        return [str(r.get(key)) for r in self.rows] if key else [str(i + 1) for i in range(len(self.rows))]
+
+    def row(self, row_id: str) -> dict[str, Any]:
+        """The row named ``row_id`` (its key cell, or its number from 1 when there is no key column)."""
+        ids = self.row_ids()
+        if str(row_id) not in ids:
+            raise KeyError(f"table '{self.id}' has no row '{row_id}' (its rows: {', '.join(ids)})")
+        return self.rows[ids.index(str(row_id))]
+
+    def value(self, row_id: str, column_id: str) -> Any:
+        """One cell's value; ``KeyError`` naming what is missing."""
+        row = self.row(row_id)
+        if self.column(column_id) is None:
+            known = ", ".join(c.id for c in self.columns)
+            raise KeyError(f"table '{self.id}' has no column '{column_id}' (its columns: {known})")
+        return row.get(column_id)
+
+    def shown(self, row_id: str, column_id: str) -> str:
+        """One cell as a reader sees it, with its unit."""
+        return show_cell(self.value(row_id, column_id), self.column(column_id))
+
+
+def show_cell(value: Any, column: TableColumn | None) -> str:
+    """A table cell in words: ``80 inches``, ``3 or less``, ``5 or more``, ``-`` when empty.
+
+    >>> show_cell({"min": None, "max": 3}, TableColumn(type="range")), show_cell(None, None)
+    ('3 or less', '\u2013')
+    >>> show_cell(1, TableColumn(type="int", unit="shifts")), show_cell(True, TableColumn(type="bool"))
+    ('1 shift', 'yes')
+    """
+    if value is None:
+        return "\u2013"
+    unit = UNITS.get(column.unit) if column is not None and column.unit else None
+    if isinstance(value, dict):
+        lo, hi = value.get("min"), value.get("max")
+        if lo is None and hi is None:
+            text = "any"
+        elif lo is None:
+            text = f"{hi} or less"
+        elif hi is None:
+            text = f"{lo} or more"
+        else:
+            text = str(lo) if lo == hi else f"{lo} to {hi}"
+        return f"{text} {unit[1]}" if unit else text
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if column is not None and column.type == "key" and isinstance(value, str):
+        return value.replace("-", " ").capitalize()
+    if unit and isinstance(value, int):
+        return f"{value} {unit[0] if value == 1 else unit[1]}"
+    return str(value)
+
+
 @dataclass
 class Scenario(Located):
     """A worked example; ``data`` is the plain mapping the engine reads."""
@@ -255,6 +365,7 @@ class Model:
     footnotes: dict[str, Footnote] = field(default_factory=dict)
     notes: dict[str, Note] = field(default_factory=dict)
     scenarios: dict[str, Scenario] = field(default_factory=dict)
+    tables: dict[str, Table] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
     #: objects whose id repeated one already read: (kind, first, duplicate)
     duplicates: list[tuple[str, Located, Located]] = field(default_factory=list)
@@ -277,6 +388,11 @@ class Model:
             if want == t.term.lower() or want in (a.lower() for a in t.aliases):
                 return t
         return None
+
+    def table(self, source: str, number: str) -> Table | None:
+        """The table a citation names: ``model.table("CP", "6")``."""
+        return next((t for t in self.tables.values()
+                     if t.source == source and t.number == str(number)), None)
 
     def cell(self, ref: str) -> Cell | None:
         """A cell by ``clause-id@SOURCE``."""
@@ -380,6 +496,13 @@ def build_topic(node, file: str) -> Topic:
     return _fields(Topic, node, file, aspects=aspects)
 
 
+def build_table(node, file: str) -> Table:
+    columns = [_fields(TableColumn, c, file) for c in node.get("columns") or [] if isinstance(c, dict)]
+    return _fields(Table, node, file, columns=columns, cite=_citation(node.get("cite"), file),
+                   rows=[plain(r) for r in node.get("rows") or [] if isinstance(r, dict)],
+                   notes=plain(node.get("notes") or []))
+
+
 def add_document(model: Model, tree, file: str) -> None:
     """Merge one validated file into the model, noting repeated ids."""
     def put(kind: str, table: dict, key: str, obj: Located) -> None:
@@ -409,6 +532,9 @@ def add_document(model: Model, tree, file: str) -> None:
     for node in tree.get("notes") or []:
         n = _fields(Note, node, file, cite=_citation(node.get("cite"), file))
         put("note", model.notes, n.id, n)
+    for node in tree.get("tables") or []:
+        t = build_table(node, file)
+        put("table", model.tables, t.id, t)
     sc = tree.get("scenario")
     if isinstance(sc, dict):
         scen = Scenario(file=file, node=sc, id=plain(sc.get("id")), title=plain(sc.get("title")),

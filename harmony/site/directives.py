@@ -123,7 +123,7 @@ def cell_body(cell: dict, with_status: bool = True) -> list[nodes.Node]:
     """What a cell shows: status, text, relation, reading note, parameters, citation, change."""
     out: list[nodes.Node] = []
     ctx = {"terms": cell.get("terms", {}), "footnotes": cell.get("footnotes", {}),
-           "params": cell.get("params", {})}
+           "params": {**cell.get("params", {}), **cell.get("table_marks", {})}}
     head = nodes.paragraph("", "", classes=["hm-cell-head"])
     if with_status:
         head += badge(cell["status"], cell["status_label"])
@@ -304,6 +304,38 @@ class HarmonyText(DataDirective):
     def run(self):
         d = self.data()
         out: list[nodes.Node] = paragraphs(d.get("text"), d, d.get("classes"))
+        if d.get("cite"):
+            out.append(citation(d["cite"], "Source: "))
+        return out
+
+
+class HarmonyDataTable(DataDirective):
+    """A rulebook's table as a real HTML table: ``{"caption", "header", "rows", "notes",
+    "cite", "anchor"}`` (see :func:`harmony.site.tables.table_view`); every cell is text."""
+
+    def run(self):
+        d = self.data()
+        table = element("table", {}, classes=["hm-datatable"])
+        table += element("caption", {}, nodes.Text(d["caption"]))
+        head = element("tr", {})
+        for title in d["header"]:
+            head += element("th", {"scope": "col"}, nodes.Text(title))
+        table += element("thead", {}, head)
+        body = element("tbody", {})
+        for row in d["rows"]:
+            tr = element("tr", {})
+            for i, value in enumerate(row):
+                tr += element("th" if i == 0 else "td", {"scope": "row"} if i == 0 else {},
+                              nodes.Text(value))
+            body += tr
+        table += body
+        box = element("div", {"role": "region", "aria-label": d["caption"], "tabindex": "0"},
+                      table, ids=[d["anchor"]], classes=["hm-scroll"])
+        out: list[nodes.Node] = [box]
+        if d.get("summary"):
+            out.append(nodes.paragraph("", "", nodes.Text(d["summary"])))
+        for note in d.get("notes") or []:
+            out.append(nodes.paragraph("", "", nodes.Text(note), classes=["hm-note"]))
         if d.get("cite"):
             out.append(citation(d["cite"], "Source: "))
         return out
@@ -554,6 +586,7 @@ DIRECTIVES = {
     "harmony-chooser": HarmonyChooser,
     "harmony-text": HarmonyText,
     "harmony-cell": HarmonyCell,
+    "harmony-datatable": HarmonyDataTable,
     "harmony-footnotes": HarmonyFootnotes,
     "harmony-sources": HarmonySources,
     "harmony-source": HarmonySource,

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..markup import marks, render_value
 from ..model import Cell, Citation, Clause, Model, Source, Topic
+from .tables import cited_tables, mark_values, table_view
 
 #: Where a revision's own order puts each row (its papers read rule, eligibility,
 #: recording, limitation, note, then tournament); other aspects follow in topic order.
@@ -124,6 +125,7 @@ def cell_view(model: Model, clause: Clause, key: str) -> dict:
         "text": cell.text,
         "note": cell.note,
         "params": params_view(model, cell.params),
+        "table_marks": mark_values(model, cell.text, cell.note),
         "cites": [cite_view(model, c) for c in cell.cites],
         "relation": ({"type": cell.relation.type, "targets": list(cell.relation.clauses)}
                      if cell.relation else None),
@@ -214,6 +216,8 @@ def topic_view(model: Model, topic: Topic) -> dict:
         "footnotes": [footnote_view(model, f, numbers[f]) for f in fn_ids],
         "notes": [note_view(model, n) for n in sorted(model.notes.values(), key=lambda n: n.id)
                   if n.topic == topic.id],
+        "tables": [table_view(t, cite_view(model, t.cite) if t.cite else None)
+                   for t in cited_tables(model, clauses)],
     }
 
 

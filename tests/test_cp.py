@@ -1,0 +1,184 @@
+"""Combat Patrol's tables as data: the model, the schema, the checks and the calculator.
+
+The checks are exercised on a copy of the shipped rules_data with one thing broken,
+looking for the diagnostic at the right line.
+"""
+import json
+import shutil
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from harmony.check import check_path
+from harmony.cpcalc import CombatPatrol
+from harmony.loader import load
+from harmony.markup import plain_text
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "rules_data"
+TABLES = "combat-patrol-tables.yaml"
+SEED = Path("/work/shared/reference/seeds/003_9128489f996768f7.txt")
+
+
+@pytest.fixture(scope="module")
+def model():
+    m, report = load(RULES)
+    assert not report.errors
+    return m
+
+
+@pytest.fixture
+def data(tmp_path):
+    dest = tmp_path / "rules_data"
+    shutil.copytree(RULES, dest)
+    return dest
+
+
+def edit(folder: Path, name: str, old: str, new: str) -> None:
+    path = folder / name
+    text = path.read_text(encoding="utf-8")
+    assert text.count(old) == 1, f"{old!r} not found once in {name}"
+    path.write_text(text.replace(old, new), encoding="utf-8")
+
+
+def line_of(folder: Path, name: str, needle: str) -> int:
+    lines = (folder / name).read_text(encoding="utf-8").splitlines()
+    return next(i for i, line in enumerate(lines, 1) if needle in line)
+
+
+def found(folder: Path):
+    _, report = check_path(folder)
+    return [(d.pos.path.rsplit("/", 1)[-1], d.pos.line, d.severity, d.code, d.message)
+            for d in report.diagnostics]
+
+
+# ------------------------------------------------------------------ the model
+
+def test_tables_five_to_ten_are_loaded_with_every_value(model):
+    assert sorted(int(t.number) for t in model.tables.values() if t.source == "CP") == \
+        [5, 6, 7, 8, 9, 10]
+    six = model.table("CP", "6")
+    assert [[six.value(v, m) for m in ("no-moon", "half-moon", "full-moon")]
+            for v in six.row_ids()] == [[6, 12, 24], [9, 18, 36], [12, 24, 48],
+                                        [15, 30, 60], [18, 36, 72]]
+    eight = model.table("CP", "8")
+    assert [[r[c] for c in ("short", "medium", "long")] for r in eight.rows] == \
+        [[20, 40, 80], [10, 20, 40], [5, 10, 20]]
+    assert [r["shifts"] for r in model.table("CP", "10").rows] == [1, 1, 2]
+    assert [(r["multiplier"], r["reshuffles"], r["beyond-fire"])
+            for r in model.table("CP", "7").rows] == \
+        [(1, None, None), (2, 2, None), (3, 2, None), (4, 3, None), (None, None, 8)]
+    assert [r["penetration"] for r in model.table("CP", "5").rows] == \
+        [{"min": None, "max": 3}, {"min": 4, "max": 4}, {"min": 5, "max": None}]
+    assert len(model.table("CP", "9").rows) == 8
+
+
+@pytest.mark.skipif(not SEED.exists(), reason="the reference seeds are not on this machine")
+def test_table_six_and_eight_rows_are_printed_in_the_booklet(model):
+    """Numbers are facts: each row of Tables 6 and 8 appears, as printed, in the source."""
+    text = " ".join(SEED.read_text(encoding="utf-8").split())
+    for row in model.table("CP", "6").rows[1:]:
+        assert f"Generation {row['no-moon']} {row['half-moon']} {row['full-moon']}" in text
+    for row in model.table("CP", "8").rows:
+        assert f"{row['short']} {row['medium']} {row['long']}" in text
+
+
+def test_cells_render_with_their_units(model):
+    assert model.table("CP", "6").shown("naked-eye", "full-moon") == "24 inches"
+    assert model.table("CP", "10").shown("medium-range", "shifts") == "1 shift"
+    assert model.table("CP", "5").shown("low", "penetration") == "3 or less"
+    assert model.table("CP", "7").shown("small-flare", "beyond-fire") == "\u2013"
+    text = model.clauses["cp-night.large-fires"].cells["CP"].text
+    assert "8 inches wide" in plain_text(text, tables=model.tables)
+
+
+def test_schema_describes_tables_and_orders_their_keys():
+    schema = json.loads((ROOT / "harmony" / "schema" / "harmony.schema.json").read_text())
+    assert list(schema["$defs"]["table"]["properties"])[:4] == ["id", "source", "number", "title"]
+    assert "tables" in schema["properties"]
+
+
+# ------------------------------------------------------------------ the checks
+
+def test_shipped_rules_are_clean():
+    _, report = check_path(RULES)
+    assert not report.errors and not report.warnings
+
+
+def test_a_cell_of_the_wrong_type_is_an_error_at_its_line(data):
+    edit(data, TABLES, "{vision: naked-eye, no-moon: 6,", "{vision: naked-eye, no-moon: six,")
+    line = line_of(data, TABLES, "no-moon: six")
+    hits = [f for f in found(data) if f[3] == "table-cell"]
+    assert [(f[0], f[1]) for f in hits] == [(TABLES, line)]
+    assert "'six' is not a whole number" in hits[0][4]
+
+
+def test_enum_range_missing_and_unknown_cells(data):
+    edit(data, TABLES, "situation: fired,", "situation: shot,")
+    edit(data, TABLES, "penetration: {min: 4, max: 4}", "penetration: {min: 5, max: 4}")
+    edit(data, TABLES, "{modifier: long-range, condition:", "{modifier: long-range, colour: red, condition:")
+    edit(data, TABLES, "{spotter: buttoned, who: the crew of a buttoned vehicle or passengers, short: 5,",
+         "{spotter: buttoned, who: the crew of a buttoned vehicle or passengers,")
+    messages = " | ".join(f[4] for f in found(data) if f[3] == "table-cell")
+    assert "'shot' is not one of" in messages
+    assert "min (5) is above its max (4)" in messages
+    assert "no column 'colour'" in messages
+    assert "no cell for column 'short'" in messages
+
+
+def test_a_unit_on_a_text_column_and_a_citation_of_another_table(data):
+    edit(data, TABLES, "{id: who, title: Spotter is, type: text}",
+         "{id: who, title: Spotter is, type: text, unit: inches}")
+    edit(data, TABLES, "cite: {source: CP, section: '7.12.1', table: '8'}",
+         "cite: {source: CP, section: '7.12.1', table: '9'}")
+    codes = {f[3] for f in found(data)}
+    assert {"table-column", "table-cite"} <= codes
+
+
+def test_prose_that_drifts_from_the_table_is_an_error(data):
+    edit(data, "combat-patrol-night.yaml",
+         "a band {{ table:cp-illumination/large-fire/beyond-fire }} wide", "a band 9 inches wide")
+    hit = [f for f in found(data) if f[3] == "table-number"]
+    assert len(hit) == 1 and "'9 inches'" in hit[0][4]
+    assert hit[0][1] == line_of(data, "combat-patrol-night.yaml", "a band 9 inches")
+
+
+def test_prose_that_copies_a_table_value_is_a_warning(data):
+    edit(data, "combat-patrol-night.yaml",
+         "a band {{ table:cp-illumination/large-fire/beyond-fire }} wide", "a band eight inches wide")
+    hits = [f for f in found(data) if f[3].startswith("table-number")]
+    assert [(f[2], f[3]) for f in hits] == [("warning", "table-number-literal")]
+
+
+def test_a_mark_must_resolve_and_its_table_be_cited(data):
+    edit(data, "combat-patrol-night.yaml", "{{ table:cp-night-sighting/naked-eye/no-moon }}",
+         "{{ table:cp-night-sighting/naked-eye/new-moon }}")
+    edit(data, "combat-patrol-night.yaml", "to three inches, in place of",
+         "to {{ table:cp-night-sighting/naked-eye/no-moon }}, in place of")
+    hits = [f[4] for f in found(data) if f[3] == "table-mark"]
+    assert any("no column 'new-moon'" in m for m in hits)
+    assert any("does not cite it" in m for m in hits)
+
+
+# ------------------------------------------------------------------ the calculator
+
+def test_penetration_chances_are_exact_fractions(model):
+    cp = CombatPatrol(model)
+    chances = [cp.penetration_chance(1, c) for c in range(1, 11)]
+    assert chances == [Fraction(10 - c + 1, 10) if c > 1 else Fraction(1) for c in range(1, 11)]
+    assert all(isinstance(c, Fraction) for c in chances)
+
+
+def test_the_calculator_reads_the_tables_not_its_own_numbers(data):
+    edit(data, TABLES, "{vision: naked-eye, no-moon: 6, half-moon: 12, full-moon: 24}",
+         "{vision: naked-eye, no-moon: 6, half-moon: 12, full-moon: 28}")
+    m, _ = load(data)
+    cp = CombatPatrol(m)
+    assert cp.spotting_bands("dismounted", ("naked-eye", "full-moon")) == (7, 14, 28)
+    assert cp.night_distance("naked-eye", "full-moon") == 28
+
+
+def test_unknown_rows_are_named(model):
+    with pytest.raises(KeyError, match="no row 'green-eye'"):
+        CombatPatrol(model).night_distance("green-eye", "no-moon")
