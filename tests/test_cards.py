@@ -351,3 +351,52 @@ def test_a_site_url_too_long_for_the_foot_is_refused_once(tmp_path, capsys):
     assert main(["cards", str(RULES), "--site-url", url, "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert err.count("--site-url") == 1 and "10 card(s)" in err and not out.exists()
+
+
+# ------------------------------------------------------------------ coverage: every rule on a card
+
+def _drop_card(folder: Path, clause: str, replacement: str = "") -> None:
+    """Remove the first card: block after ``- id: clause`` (replace it by ``replacement``)."""
+    path = folder / "spotting.yaml"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    start = next(i for i, l in enumerate(lines) if l.strip() == f"- id: {clause}")
+    at = next(i for i in range(start, len(lines)) if lines[i].strip() == "card:")
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    end = at + 1
+    while end < len(lines) and (len(lines[end]) - len(lines[end].lstrip()) > indent):
+        end += 1
+    lines[at:end] = [replacement] if replacement else []
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def test_a_rule_cell_without_a_card_makes_check_warn(tmp_path):
+    folder = tmp_path / "rules_data"
+    shutil.copytree(RULES, folder)
+    _drop_card(folder, "spotting.removal")
+    _, report = check_path(folder)
+    missing = [d for d in report.warnings if d.code == "card-missing"]
+    assert [d.message.split(" ")[0] for d in missing] == ["spotting.removal@REV"]
+    assert missing[0].pos.path.endswith("spotting.yaml") and missing[0].pos.line > 1
+
+
+def test_card_none_with_a_reason_silences_it_and_see_must_name_a_card(tmp_path):
+    folder = tmp_path / "rules_data"
+    shutil.copytree(RULES, folder)
+    _drop_card(folder, "spotting.removal", "        card: {none: On the Spotted markers card., "
+                                           "see: spotting.markers}")
+    _, report = check_path(folder)
+    assert not [d for d in report.diagnostics if d.code.startswith("card-")], report.to_text()
+    text = (folder / "spotting.yaml").read_text(encoding="utf-8")
+    (folder / "spotting.yaml").write_text(text.replace("see: spotting.markers}",
+                                                      "see: spotting.nowhere}"), encoding="utf-8")
+    _, report = check_path(folder)
+    assert [d.code for d in report.errors] == ["card-see"]
+    assert "spotting.nowhere names no clause" in report.errors[0].message
+
+
+def test_the_rev_deck_holds_the_rules_a_player_needs():
+    m, report = load(Path(harmony.__file__).resolve().parent.parent / "rules_data")
+    titles = {c.title for c in collect(m, ["REV"])}
+    assert {"Overrun immunity", "Retracing", "No retracing (tournament)",
+            "Units with movement allowance 1", "Revealed movement",
+            "Placing markers (tournament)", "Spotting in the open"} <= titles
