@@ -400,3 +400,38 @@ def test_the_rev_deck_holds_the_rules_a_player_needs():
     assert {"Overrun immunity", "Retracing", "No retracing (tournament)",
             "Units with movement allowance 1", "Revealed movement",
             "Placing markers (tournament)", "Spotting in the open"} <= titles
+
+
+# ------------------------------------------------------------------ nothing cut: width too
+
+def test_a_70_letter_word_is_refused_with_its_position(tmp_path, capsys):
+    folder = tmp_path / "rules_data"
+    shutil.copytree(RULES, folder)
+    word = "Panzer" + "blitz" * 12 + "ing"          # 6 + 60 + 3 ... 69 letters, plus one
+    word += "s"
+    assert len(word) == 70
+    path = folder / "spotting.yaml"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    start = next(i for i, l in enumerate(lines) if l.strip() == "- id: spotting.removal")
+    at = next(i for i in range(start, len(lines)) if lines[i].strip().startswith("text:")
+              and lines[i - 1].strip().startswith("title:"))
+    lines.insert(at + 1, "            " + word + " and more words.")
+    path.write_text("\n".join(lines), encoding="utf-8")
+    _, report = check_path(folder)
+    errors = [d for d in report.errors if d.code == "card-overflow"]
+    assert len(errors) == 1, report.to_text()
+    assert errors[0].pos.line == at + 2 and errors[0].pos.col == 13   # the word itself
+    assert "(70 characters)" in errors[0].message and "width of a poker card" in errors[0].message
+    out = tmp_path / "cards.pdf"
+    assert main(["cards", str(folder), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"spotting.yaml:{at + 2}:13: error: spotting.removal@REV: the word" in err
+    assert not out.exists()
+
+
+def test_a_word_that_fits_once_the_font_shrinks_is_set_smaller(model):
+    cards = collect(model, ["REV"])[:1]
+    cards[0].text = "Units " + "x" * 32 + " here."
+    result = fit(cards, "poker", cache=False)[0]
+    assert result.fits and result.font < CARD_SIZES["poker"].font_steps[0]
+    assert result.measure.width_needed <= result.measure.width_available

@@ -84,7 +84,7 @@ def run_cards(args) -> int:
                       "shorter site URL", file=sys.stderr)
                 problems = [(c, r) for c, r in problems if r.measure.foot_fits]
         for card, result in problems:
-            print(f"{card_pos(card)}: error: {overflow_message(card, result, e.size)} "
+            print(f"{card_pos(card, result)}: error: {overflow_message(card, result, e.size)} "
                   "[card-overflow]", file=sys.stderr)
         print(f"harmony cards: {len(e.problems)} card(s) too long to print; nothing written",
               file=sys.stderr)
