@@ -19,7 +19,7 @@ from pypdf import PdfReader
 
 import harmony
 from harmony.cards import CardOverflow, collect, fit, render_html, render_pdf
-from harmony.cards.layout import CARD_SIZES, impose
+from harmony.cards.layout import CARD_SIZES, choose, impose
 from harmony.check import check_path
 from harmony.cli import main
 from harmony.loader import load
@@ -180,16 +180,19 @@ def test_backs_are_mirrored_in_each_row(tmp_path_factory):
 def test_bleed_changes_the_grid_and_the_card_position(tmp_path_factory, fronts):
     code, pdf, _ = cards_pdf(tmp_path_factory, "--bleed", "3")
     assert code == 0
-    plain, bled = impose("poker", "a4"), impose("poker", "a4", bleed=3)
-    assert (plain.per_sheet, bled.per_sheet) == (9, 6)
-    assert len(pdf.pages) == 2                   # 10 cards, 6 to a sheet
+    plain, bled = impose("poker", "a4"), choose("poker", "a4", bleed=3)
+    assert impose("poker", "a4", bleed=3).per_sheet == 6     # portrait loses a column ...
+    assert (plain.per_sheet, bled.per_sheet, bled.landscape) == (9, 8, True)   # ... landscape gains
+    assert len(pdf.pages) == 2                   # 10 cards, 8 to a sheet
+    assert pdf.pages[0].mediabox.width == pytest.approx(A4[1], abs=0.1)
     x0 = title_x_mm(fronts[0].pages[0], "Concealing terrain")
     x3 = title_x_mm(pdf.pages[0], "Concealing terrain")
     assert x0 == [pytest.approx(plain.slot(0).x + 4.8, abs=0.3)]       # 10.5 mm margin
-    assert x3 == [pytest.approx(bled.slot(0).x + 4.8, abs=0.3)]        # 36 + 3 mm bleed
-    # the seventh card starts the second sheet with bleed, but is on the first without
-    assert "Opportunity fire" in fronts[0].pages[0].extract_text()
-    assert "Opportunity fire\n" not in pdf.pages[0].extract_text()
+    assert x3 == [pytest.approx(bled.slot(0).x + 4.8, abs=0.3)]        # margin + 3 mm bleed
+    # the ninth card starts the second sheet with bleed, but is on the first without
+    assert "After opportunity fire" not in fronts[0].pages[0].extract_text()
+    assert "Who may fire" in fronts[0].pages[0].extract_text()
+    assert "Who may fire" not in pdf.pages[0].extract_text()
 
 
 def gray(pdf_path: Path, page: int, dpi: int = 100):
@@ -222,7 +225,7 @@ def test_crop_marks_and_bleed_show_on_the_printed_page(tmp_path_factory, fronts,
     # bleed: 1.5 mm outside the trim line the card's colour is printed, without bleed not
     code, _, bled_path = cards_pdf(tmp_path_factory, "--bleed", "3")
     bled = gray(bled_path, 1)
-    im_b = impose("poker", "a4", bleed=3)
+    im_b = choose("poker", "a4", bleed=3)
     y = im_b.slot(0).y + 40
     assert darkest(bled, im_b.slot(0).x - 1.5, y, r=1) < 200
     assert darkest(plain, im_a4.slot(0).x - 1.5, im_a4.slot(0).y + 40, r=1) == 255
