@@ -174,9 +174,9 @@ def run_cards(args) -> int:
         raise UsageError(str(e) + (": leave out --crop-marks, or give a smaller --margin or "
                                    "--bleed" if args.crop_marks else ""))
     out = Path(args.out)
+    to_make = writable(out, "--out")
     if out.suffix.lower() != ".pdf":
         raise UsageError(f"--out {out} should name a .pdf file")
-    to_make = writable(out, "--out")
     if args.png:
         to_make += writable(Path(args.png), "--png", folder=True)
     if args.tts:

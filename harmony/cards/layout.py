@@ -340,6 +340,7 @@ def choose(card: str | CardSize, paper: str | Paper, bleed: float = 0.0,
     '2 a6 cards to a landscape a4 sheet (2 x 1)'
     """
     tried: list[Imposition] = []
+    fits: list[Imposition] = []
     error: ValueError | None = None
     for edge in (False, True):
         for landscape in (False, True):
@@ -348,12 +349,13 @@ def choose(card: str | CardSize, paper: str | Paper, bleed: float = 0.0,
             except ValueError as e:
                 error = error or e
                 continue
+            fits.append(im)
             if crop_marks and im.mark_room() < MIN_MARK - 1e-9:
                 continue
             tried.append(im)
     if not tried:
-        if crop_marks and error is None:
-            impose(card, paper, bleed, min_margin).crop_marks()   # raises, saying why
+        if fits:
+            fits[0].crop_marks()   # raises, saying why there is no room for them
         raise error or ValueError("no layout fits")
     best = max(tried, key=lambda im: im.per_sheet)
     return next(im for im in tried if im.per_sheet == best.per_sheet)
