@@ -16,11 +16,10 @@ import time
 from pathlib import Path
 
 from ..usage import UsageError, rules_arg
+from .collect import SITE_URL_ENV
 from .layout import CARD_SIZES, MIN_MARGIN, PAPERS
 
 DEFAULT_OUT = "build/cards.pdf"
-#: Where the site's URL comes from when --site-url is not given (build configuration).
-SITE_URL_ENV = "HARMONY_SITE_URL"
 DEFAULT_DPI = 300.0
 
 

@@ -1,12 +1,25 @@
 """Imposition: where each card goes on a sheet of paper. Pure arithmetic, in millimetres.
 
 A sheet holds a grid of *cells*; a cell is the card's trim size plus its
-bleed on every side. Cells abut, so without bleed neighbouring cards share
-one cut line, and with bleed the printed background of each card runs
-``bleed`` mm past its trim line into a gutter of ``2 * bleed`` mm. The grid
-is as large as fits inside the paper less a minimum margin on every side,
-then centred, so the left and right margins are equal and the back of a
-sheet (mirrored for a long-edge duplex flip) lands exactly on the front.
+bleed on every side. Without bleed cells abut, so neighbouring cards share
+one cut line. With bleed the printed background of each card runs ``bleed``
+mm past its trim line, and where the sheet has room the cells are set apart
+by a white gap (up to :data:`GUTTER` mm) so that crop marks can be drawn
+between cards as well as in the outer margins. The grid is as large as fits
+inside the paper less a minimum margin on every side, then centred, so
+opposite margins are equal and the back of a sheet (flipped on the paper's
+long edge for duplex) lands exactly on the front.
+
+:func:`choose` picks, for a card size and paper, the layout with the most
+cards to a sheet: portrait or landscape, and *edge to edge* (no margin) for
+a card whose own inner margin keeps every word at least the printer's
+margin (:data:`MIN_MARGIN`, 5 mm) inside its trim. A6 cards are designed so
+(their frame is 5 mm wide), and four of them tile an A4 sheet exactly (2 x
+105 = 210 mm, 2 x 148 = 296 mm): a printer that cannot reach the paper's edge
+loses only some of the coloured frame on the outer sides, never a word.
+Smaller cards have a narrow frame, so they always keep the 5 mm margin.
+Edge to edge leaves no room for crop marks: with ``--crop-marks`` the chooser
+takes the best layout that has room (A6 on A4: two to a landscape sheet).
 
 Nine poker cards to an A4 sheet, with equal margins:
 
