@@ -17,6 +17,7 @@ import os
 from typing import Any, Callable, NamedTuple
 
 from . import consistency, paramtypes, scenario, tablecheck
+from .cards.coverage import check_coverage
 from .cards.fit import check_cards
 from .diagnostics import Pos, Report
 from .loader import load
@@ -396,5 +397,6 @@ CHECKS: tuple[Check, ...] = (
     Check(consistency.check_requirements, whole_model=True),
     Check(consistency.check_versions, whole_model=True),
     Check(scenario.check_scenarios, whole_model=True),
+    Check(check_coverage, whole_model=True),
     Check(check_cards, whole_model=True),
 )

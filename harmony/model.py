@@ -124,6 +124,14 @@ class Card(Located):
 
 
 @dataclass
+class NoCard(Located):
+    """``card: {none: REASON, see: CLAUSE}``: why a rule has no card of its own."""
+
+    none: str = ""
+    see: str | None = None
+
+
+@dataclass
 class Change(Located):
     version: str = ""
     note: str = ""
@@ -140,6 +148,7 @@ class Cell(Located):
     relation: Relation | None = None
     params: dict[str, Any] = field(default_factory=dict)
     card: Card | None = None
+    no_card: NoCard | None = None
     changed: Change | None = None
     requires: list[str] = field(default_factory=list)
     clause_id: str = ""
@@ -438,7 +447,8 @@ def build_cell(source: str, node, file: str, clause_id: str, parent=None) -> Cel
         cites=_citations(node.get("cite"), file),
         relation=_fields(Relation, rel, file) if isinstance(rel, dict) else None,
         params=plain(node.get("params") or {}),
-        card=_fields(Card, card, file) if isinstance(card, dict) else None,
+        card=_fields(Card, card, file) if isinstance(card, dict) and "none" not in card else None,
+        no_card=_fields(NoCard, card, file) if isinstance(card, dict) and "none" in card else None,
         changed=_fields(Change, changed, file) if isinstance(changed, dict) else None,
         requires=plain(node.get("requires") or []),
     )

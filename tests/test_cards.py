@@ -19,7 +19,7 @@ from pypdf import PdfReader
 
 import harmony
 from harmony.cards import CardOverflow, collect, fit, render_html, render_pdf
-from harmony.cards.layout import CARD_SIZES, impose
+from harmony.cards.layout import CARD_SIZES, choose, impose
 from harmony.check import check_path
 from harmony.cli import main
 from harmony.loader import load
@@ -180,16 +180,19 @@ def test_backs_are_mirrored_in_each_row(tmp_path_factory):
 def test_bleed_changes_the_grid_and_the_card_position(tmp_path_factory, fronts):
     code, pdf, _ = cards_pdf(tmp_path_factory, "--bleed", "3")
     assert code == 0
-    plain, bled = impose("poker", "a4"), impose("poker", "a4", bleed=3)
-    assert (plain.per_sheet, bled.per_sheet) == (9, 6)
-    assert len(pdf.pages) == 2                   # 10 cards, 6 to a sheet
+    plain, bled = impose("poker", "a4"), choose("poker", "a4", bleed=3)
+    assert impose("poker", "a4", bleed=3).per_sheet == 6     # portrait loses a column ...
+    assert (plain.per_sheet, bled.per_sheet, bled.landscape) == (9, 8, True)   # ... landscape gains
+    assert len(pdf.pages) == 2                   # 10 cards, 8 to a sheet
+    assert pdf.pages[0].mediabox.width == pytest.approx(A4[1], abs=0.1)
     x0 = title_x_mm(fronts[0].pages[0], "Concealing terrain")
     x3 = title_x_mm(pdf.pages[0], "Concealing terrain")
     assert x0 == [pytest.approx(plain.slot(0).x + 4.8, abs=0.3)]       # 10.5 mm margin
-    assert x3 == [pytest.approx(bled.slot(0).x + 4.8, abs=0.3)]        # 36 + 3 mm bleed
-    # the seventh card starts the second sheet with bleed, but is on the first without
-    assert "Opportunity fire" in fronts[0].pages[0].extract_text()
-    assert "Opportunity fire\n" not in pdf.pages[0].extract_text()
+    assert x3 == [pytest.approx(bled.slot(0).x + 4.8, abs=0.3)]        # margin + 3 mm bleed
+    # the ninth card starts the second sheet with bleed, but is on the first without
+    assert "After opportunity fire" not in fronts[0].pages[0].extract_text()
+    assert "Who may fire" in fronts[0].pages[0].extract_text()
+    assert "Who may fire" not in pdf.pages[0].extract_text()
 
 
 def gray(pdf_path: Path, page: int, dpi: int = 100):
@@ -222,7 +225,7 @@ def test_crop_marks_and_bleed_show_on_the_printed_page(tmp_path_factory, fronts,
     # bleed: 1.5 mm outside the trim line the card's colour is printed, without bleed not
     code, _, bled_path = cards_pdf(tmp_path_factory, "--bleed", "3")
     bled = gray(bled_path, 1)
-    im_b = impose("poker", "a4", bleed=3)
+    im_b = choose("poker", "a4", bleed=3)
     y = im_b.slot(0).y + 40
     assert darkest(bled, im_b.slot(0).x - 1.5, y, r=1) < 200
     assert darkest(plain, im_a4.slot(0).x - 1.5, im_a4.slot(0).y + 40, r=1) == 255
@@ -350,3 +353,264 @@ def test_a_site_url_too_long_for_the_foot_is_refused_once(tmp_path, capsys):
     assert main(["cards", str(RULES), "--site-url", url, "--out", str(out)]) == 1
     err = capsys.readouterr().err
     assert err.count("--site-url") == 1 and "10 card(s)" in err and not out.exists()
+
+
+# ------------------------------------------------------------------ coverage: every rule on a card
+
+def _drop_card(folder: Path, clause: str, replacement: str = "") -> None:
+    """Remove the first card: block after ``- id: clause`` (replace it by ``replacement``)."""
+    path = folder / "spotting.yaml"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    start = next(i for i, l in enumerate(lines) if l.strip() == f"- id: {clause}")
+    at = next(i for i in range(start, len(lines)) if lines[i].strip() == "card:")
+    indent = len(lines[at]) - len(lines[at].lstrip())
+    end = at + 1
+    while end < len(lines) and (len(lines[end]) - len(lines[end].lstrip()) > indent):
+        end += 1
+    lines[at:end] = [replacement] if replacement else []
+    path.write_text("\n".join(lines), encoding="utf-8")
+
+
+def test_a_rule_cell_without_a_card_makes_check_warn(tmp_path):
+    folder = tmp_path / "rules_data"
+    shutil.copytree(RULES, folder)
+    _drop_card(folder, "spotting.removal")
+    _, report = check_path(folder)
+    missing = [d for d in report.warnings if d.code == "card-missing"]
+    assert [d.message.split(" ")[0] for d in missing] == ["spotting.removal@REV"]
+    assert missing[0].pos.path.endswith("spotting.yaml") and missing[0].pos.line > 1
+
+
+def test_card_none_with_a_reason_silences_it_and_see_must_name_a_card(tmp_path):
+    folder = tmp_path / "rules_data"
+    shutil.copytree(RULES, folder)
+    _drop_card(folder, "spotting.removal", "        card: {none: On the Spotted markers card., "
+                                           "see: spotting.markers}")
+    _, report = check_path(folder)
+    assert not [d for d in report.diagnostics if d.code.startswith("card-")], report.to_text()
+    text = (folder / "spotting.yaml").read_text(encoding="utf-8")
+    (folder / "spotting.yaml").write_text(text.replace("see: spotting.markers}",
+                                                      "see: spotting.nowhere}"), encoding="utf-8")
+    _, report = check_path(folder)
+    assert [d.code for d in report.errors] == ["card-see"]
+    assert "spotting.nowhere names no clause" in report.errors[0].message
+
+
+def test_the_rev_deck_holds_the_rules_a_player_needs():
+    m, report = load(Path(harmony.__file__).resolve().parent.parent / "rules_data")
+    titles = {c.title for c in collect(m, ["REV"])}
+    assert {"Overrun immunity", "Retracing", "No retracing (tournament)",
+            "Units with movement allowance 1", "Revealed movement",
+            "Placing markers (tournament)", "Spotting in the open"} <= titles
+
+
+# ------------------------------------------------------------------ nothing cut: width too
+
+def test_a_70_letter_word_is_refused_with_its_position(tmp_path, capsys):
+    folder = tmp_path / "rules_data"
+    shutil.copytree(RULES, folder)
+    word = "Panzer" + "blitz" * 12 + "ing"          # 6 + 60 + 3 ... 69 letters, plus one
+    word += "s"
+    assert len(word) == 70
+    path = folder / "spotting.yaml"
+    lines = path.read_text(encoding="utf-8").split("\n")
+    start = next(i for i, l in enumerate(lines) if l.strip() == "- id: spotting.removal")
+    at = next(i for i in range(start, len(lines)) if lines[i].strip().startswith("text:")
+              and lines[i - 1].strip().startswith("title:"))
+    lines.insert(at + 1, "            " + word + " and more words.")
+    path.write_text("\n".join(lines), encoding="utf-8")
+    _, report = check_path(folder)
+    errors = [d for d in report.errors if d.code == "card-overflow"]
+    assert len(errors) == 1, report.to_text()
+    assert errors[0].pos.line == at + 2 and errors[0].pos.col == 13   # the word itself
+    assert "(70 characters)" in errors[0].message and "width of a poker card" in errors[0].message
+    out = tmp_path / "cards.pdf"
+    assert main(["cards", str(folder), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert f"spotting.yaml:{at + 2}:13: error: spotting.removal@REV: the word" in err
+    assert not out.exists()
+
+
+def test_a_word_that_fits_once_the_font_shrinks_is_set_smaller(model):
+    cards = collect(model, ["REV"])[:1]
+    cards[0].text = "Units " + "x" * 32 + " here."
+    result = fit(cards, "poker", cache=False)[0]
+    assert result.fits and result.font < CARD_SIZES["poker"].font_steps[0]
+    assert result.measure.width_needed <= result.measure.width_available
+
+
+# ------------------------------------------------------------------ print guidance
+
+PX_MM = 25.4 / 96
+
+
+def black_rects(page) -> list[tuple[float, float, float, float]]:
+    """The black filled rectangles of a WeasyPrint page (x, y, w, h in mm from the top left):
+    its crop marks. WeasyPrint draws in CSS pixels under a y-flip, so no other matrix applies."""
+    lines = page.get_contents().get_data().decode("latin-1").split("\n")
+    colour, out = None, []
+    for i, line in enumerate(lines):
+        if line.endswith(" rg"):
+            colour = line
+        elif line.endswith(" re") and colour == "0 0 0 rg" and i + 1 < len(lines) \
+                and lines[i + 1] == "f":
+            x, y, w, h = (float(v) * PX_MM for v in line.split()[:4])
+            out.append((x, y, w, h))
+    return out
+
+
+def test_crop_marks_with_bleed_have_length_on_every_trim_line(tmp_path_factory):
+    code, pdf, _ = cards_pdf(tmp_path_factory, "--bleed", "3", "--crop-marks")
+    assert code == 0
+    im = choose("poker", "a4", bleed=3, crop_marks=True)
+    assert (im.cols, im.rows, im.gap_x, im.gap_y) == (4, 2, 0.0, 6.0)   # white between rows
+    rects = black_rects(pdf.pages[0])
+    assert rects and all(w > 0 and h > 0 for _, _, w, h in rects)
+    vertical = [(x + w / 2, y, y + h) for x, y, w, h in rects if h > w]
+    horizontal = [(y + h / 2, x, x + w) for x, y, w, h in rects if w > h]
+    xs, ys = im.trim_lines()
+    top, bottom = im.margin_y, im.paper.height - im.margin_y
+    left, right = im.margin_x, im.paper.width - im.margin_x
+    for x in xs:   # every vertical cut: above the grid, below it, and in the gap between rows
+        on = [(a, b) for cx, a, b in vertical if abs(cx - x) < 0.1]
+        assert any(b <= top and b - a >= 2 for a, b in on), x
+        assert any(a >= bottom and b - a >= 2 for a, b in on), x
+        assert len([1 for a, b in on if top < a and b < bottom and b - a >= 2]) == im.rows - 1, x
+    for y in ys:   # every horizontal cut: left and right of the grid
+        on = [(a, b) for cy, a, b in horizontal if abs(cy - y) < 0.1]
+        assert any(b <= left and b - a >= 2 for a, b in on), y
+        assert any(a >= right and b - a >= 2 for a, b in on), y
+    assert len(rects) == len(im.crop_marks()) == 2 * len(xs) + 2 * len(ys) + len(xs)
+
+
+def test_a6_prints_four_to_an_a4_sheet(tmp_path_factory):
+    code, pdf, _ = cards_pdf(tmp_path_factory, "--size", "a6")
+    assert code == 0
+    assert len(pdf.pages) == 3                               # 10 cards, 4 to a sheet
+    assert (float(pdf.pages[0].mediabox.width), float(pdf.pages[0].mediabox.height)) == \
+        pytest.approx(A4, abs=0.1)
+    text = pdf.pages[0].extract_text()
+    assert all(t in text for t in ("Concealing terrain", "Who is spotted", "Concealed movement",
+                                   "Spotted markers"))
+    im = choose("a6", "a4")
+    assert im.per_sheet == 4 and im.edge_to_edge and "4 a6 cards" in im.describe()
+    assert CARD_SIZES["a6"].safe >= 5          # its words stay out of the printer's margin
+
+
+def test_a6_with_crop_marks_chooses_a_layout_with_room_and_says_so(tmp_path_factory, capsys):
+    code, pdf, _ = cards_pdf(tmp_path_factory, "--size", "a6", "--crop-marks")
+    assert code == 0
+    assert "layout: 2 a6 cards to a landscape a4 sheet (2 x 1)" in capsys.readouterr().out
+    assert float(pdf.pages[0].mediabox.width) == pytest.approx(A4[1], abs=0.1)
+
+
+def test_no_room_for_crop_marks_is_refused_in_plain_words(tmp_path, capsys, monkeypatch):
+    from harmony.cards import layout
+    snug = layout.Paper("snug", 64, 89, "64mm 89mm")     # one poker card, 0.5 mm to spare
+    with pytest.raises(ValueError, match="no margin for crop marks"):
+        choose("poker", snug, crop_marks=True, min_margin=0)
+    assert choose("poker", snug, min_margin=0).per_sheet == 1     # fine without marks
+    monkeypatch.setitem(layout.PAPERS, "snug", snug)
+    out = tmp_path / "cards.pdf"
+    code = main(["cards", str(RULES), "--crop-marks", "--paper", "snug", "--margin", "0",
+                 "--out", str(out)])
+    assert code == 2 and not out.exists()
+    err = capsys.readouterr().err
+    assert "no margin for crop marks" in err and "leave out --crop-marks" in err
+
+
+def test_the_pdf_asks_not_to_be_scaled_and_says_how_to_print(fronts):
+    prefs = fronts[0].trailer["/Root"]["/ViewerPreferences"]
+    assert prefs["/PrintScaling"] == "/None" and prefs["/Duplex"] == "/DuplexFlipLongEdge"
+    assert "Print at 100%" in fronts[0].pages[0].extract_text()
+    assert "flip on the long edge" in words(fronts[0].pages[0].extract_text())
+
+
+# ------------------------------------------------------------------ feet
+
+def test_every_card_foot_carries_the_full_link_at_6pt(tmp_path, monkeypatch, capsys):
+    monkeypatch.setenv("HARMONY_SITE_URL", "https://example.org/h")
+    out = tmp_path / "cards.pdf"
+    assert main(["cards", str(RULES), "--out", str(out)]) == 0
+    text = words(" ".join(p.extract_text() for p in PdfReader(str(out)).pages)).replace(" ", "")
+    for cid in REV_ORDER:
+        assert f"https://example.org/h/topics/" in text and f"#{cid}" in text, cid
+    css = (Path(harmony.__file__).parent.parent / "templates" / "cards" / "cards.css").read_text()
+    foot = re.search(r"\.foot-flow \{[^}]*font-size: ([0-9.]+)pt", css)
+    assert float(foot.group(1)) >= 6
+    monkeypatch.setenv("HARMONY_SITE_URL", "example.org")
+    assert main(["cards", str(RULES), "--out", str(out)]) == 2
+    assert "must be a full web address" in capsys.readouterr().err
+
+
+# ------------------------------------------------------------------ exports
+
+def test_png_and_tts_exports_have_the_right_pixel_sizes(tmp_path, capsys):
+    from PIL import Image
+    out = tmp_path / "cards.pdf"
+    code = main(["cards", str(RULES), "--bleed", "3", "--out", str(out), "--png",
+                 str(tmp_path / "png"), "--tts", str(tmp_path / "tts" / "deck"), "--dpi", "150"])
+    assert code == 0
+    pngs = sorted((tmp_path / "png").glob("*.png"))
+    assert [p.name for p in pngs][:2] == ["001-REV-spotting.concealing.png",
+                                          "002-REV-spotting.entering.png"]
+    assert len(pngs) == 10
+    # trim plus bleed: 69 x 94 mm at 150 dpi
+    assert {Image.open(p).size for p in pngs} == {(round(69 / 25.4 * 150), round(94 / 25.4 * 150))}
+    faces = Image.open(tmp_path / "tts" / "deck.png")
+    backs = Image.open(tmp_path / "tts" / "deck-back.png")
+    # 10 cards plus the hidden-card place: 10 x 2 poker cards at trim size
+    assert faces.size == backs.size == (10 * round(63 / 25.4 * 150) + 0 * 1 or faces.size[0],
+                                        faces.size[1])
+    assert faces.size == (round(630 / 25.4 * 150), round(176 / 25.4 * 150))
+    # the hidden-card place (last, bottom right) holds a back: the ruleset's colour
+    w, h = faces.size
+    assert faces.convert("RGB").getpixel((w - 20, h - 20)) != (255, 255, 255)
+    assert "10 wide x 2 high" in capsys.readouterr().out
+
+
+def test_tts_sheets_hold_at_most_69_cards():
+    from harmony.cards.exports import tts_grid
+    assert tts_grid(69) == (10, 7) and tts_grid(1) == (2, 1)
+
+
+# ------------------------------------------------------------------ arguments
+
+def test_rules_takes_keys_and_never_the_path(tmp_path, capsys):
+    out = tmp_path / "cards.pdf"
+    assert main(["cards", "--rules", "PL", str(RULES), "--out", str(out)]) == 0
+    assert "2 cards" in capsys.readouterr().out
+    assert main(["cards", "--rules", "REV,PL", str(RULES), "--out", str(out)]) == 0
+    assert "12 cards" in capsys.readouterr().out
+    assert main(["cards", "--rules", "REV", "--rules", "PL", str(RULES), "--out", str(out)]) == 0
+    assert "12 cards" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("option, value", [("--bleed", "nan"), ("--bleed", "inf"),
+                                           ("--bleed", "-1"), ("--margin", "-0.5"),
+                                           ("--dpi", "0"), ("--dpi", "lots")])
+def test_every_bad_number_is_a_usage_error_in_plain_words(tmp_path, capsys, option, value):
+    out = tmp_path / "cards.pdf"
+    assert main(["cards", str(RULES), option, value, "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert f"{option} must be a number of" in err and f"not '{value}'" in err
+    assert "Traceback" not in err and not out.exists()
+
+
+def test_an_unwritable_output_is_refused_before_rendering(tmp_path, capsys, monkeypatch):
+    import harmony.cards as cards_pkg
+    monkeypatch.setattr(cards_pkg, "pdf_html", lambda *a, **k: pytest.fail("rendered"))
+    blocker = tmp_path / "file"
+    blocker.write_text("x")
+    assert main(["cards", str(RULES), "--out", str(blocker / "cards.pdf")]) == 2
+    assert "is not a folder" in capsys.readouterr().err
+    assert main(["cards", str(RULES), "--out", str(tmp_path)]) == 2
+    assert "is a folder" in capsys.readouterr().err
+
+
+def test_a_missing_output_folder_is_made_and_said(tmp_path, capsys):
+    out = tmp_path / "new" / "deep" / "cards.pdf"
+    assert main(["cards", str(RULES), "--out", str(out)]) == 0
+    said = capsys.readouterr().out
+    assert f"made folder {tmp_path / 'new'}" in said and f"made folder {out.parent}" in said
+    assert out.exists()

@@ -39,7 +39,7 @@ def render_html(model: Model, rules: list[str] | None = None, size: str = "poker
     (``harmony check`` reports it).
     """
     cards = collect(model, rules, site_url)
-    im = imposition(size, paper, bleed, margin)
+    im = imposition(size, paper, bleed, margin, crop_marks)
     results = fit(cards, size) if cards else []
     fonts = [r.font or im.card.font_steps[-1] for r in results]
     bad = {i for i, r in enumerate(results) if not r.fits}
@@ -50,19 +50,20 @@ def render_html(model: Model, rules: list[str] | None = None, size: str = "poker
 def pdf_html(model: Model, rules: list[str] | None = None, size: str = "poker", *,
              paper: str = "a4", bleed: float = 0.0, crop_marks: bool = False,
              backs: bool = False, site_url: str | None = None,
-             margin: float = MIN_MARGIN) -> tuple[str, list[CardView]]:
-    """The HTML WeasyPrint prints, and the cards in it; raises :class:`CardOverflow` rather
-    than cut. The same model and options give the same text, so a caller can hash it to
-    know whether the PDF needs printing again."""
+             margin: float = MIN_MARGIN, with_fonts: bool = False):
+    """The HTML WeasyPrint prints, and the cards in it (and, ``with_fonts``, the font size
+    each fits at); raises :class:`CardOverflow` rather than cut. The same model and options
+    give the same text, so a caller can hash it to know whether the PDF needs printing
+    again."""
     cards = collect(model, rules, site_url)
-    im = imposition(size, paper, bleed, margin)
+    im = imposition(size, paper, bleed, margin, crop_marks)
     results = fit(cards, size) if cards else []
     bad = [(c, r) for c, r in zip(cards, results) if not r.fits]
     if bad:
         raise CardOverflow(bad, size)
     fonts = [r.font for r in results if r.font is not None]   # all of them: every card fits
     html = imposed_html(cards, fonts, im, crop_marks=crop_marks, backs=backs)
-    return html, cards
+    return (html, cards, fonts) if with_fonts else (html, cards)
 
 
 def render_pdf(model: Model, rules: list[str] | None = None, size: str = "poker", *,

@@ -93,6 +93,23 @@ def key_numbers(params: dict[str, Any], parameters: dict[str, Parameter]) -> lis
     return out
 
 
+#: The environment variable that gives the site's URL to every build (the build
+#: configuration), so the printed cards link to their rules in full.
+SITE_URL_ENV = "HARMONY_SITE_URL"
+
+
+def resolve_site_url(given: str | None = None) -> str | None:
+    """The site's URL for the cards' links: ``given``, else ``$HARMONY_SITE_URL``, else None
+    (links relative to the site root).
+
+    >>> resolve_site_url("https://example.org/h")
+    'https://example.org/h'
+    """
+    import os
+    value = given if given is not None else os.environ.get(SITE_URL_ENV)
+    return value.strip() or None if value is not None else None
+
+
 def permalink(topic: str, clause_id: str, base: str | None = None) -> str:
     """The site page of a clause: relative to the site root unless ``base`` is given."""
     rel = f"topics/{topic}.html#{clause_id}"
@@ -145,6 +162,7 @@ def collect(model: Model, rules: list[str] | None = None, site_url: str | None =
     Clauses whose topic is unknown (``harmony check`` reports them) come last, by id.
     """
     rules = default_rules(model) if rules is None else rules
+    site_url = resolve_site_url(site_url)
     colour_of = colours(model)
     ordered: list[Clause] = []
     for topic in model.topics_in_order():

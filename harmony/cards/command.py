@@ -1,57 +1,185 @@
-"""``harmony cards``: the rule cards of one or more rulesets as a PDF ready to print and cut."""
+"""``harmony cards``: the rule cards of one or more rulesets as a PDF ready to print and cut,
+and, if asked, as card images (one PNG per card, Tabletop Simulator deck sheets).
+
+Every option is checked before anything is rendered: a number that is not one (``nan``,
+``inf``, a negative size) is a usage error in plain words, and so is an output that cannot
+be written. A folder the outputs need is made, and the command says so.
+"""
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 import sys
+import tempfile
 import time
+from pathlib import Path
 
 from ..usage import UsageError, rules_arg
+from .collect import SITE_URL_ENV
 from .layout import CARD_SIZES, MIN_MARGIN, PAPERS
 
 DEFAULT_OUT = "build/cards.pdf"
+DEFAULT_DPI = 300.0
 
 
 def cards_args(p) -> None:
     p.add_argument("path", nargs="?", help="a rules_data folder or one YAML file "
                    "(default: the shipped rules_data)")
-    p.add_argument("--rules", nargs="+", metavar="KEY",
-                   help="the rulesets to print, a set each, in this order "
+    p.add_argument("--rules", action="append", metavar="KEY[,KEY...]",
+                   help="the rulesets to print, a set each, in this order; repeat the option "
+                   "or separate keys with commas, e.g. --rules PB,PL "
                    "(default: the revisions, i.e. sources of kind revision)")
     p.add_argument("--size", choices=tuple(CARD_SIZES), default="poker",
                    help="card size: " + ", ".join(f"{c.name} {c.width:g}x{c.height:g} mm"
                                                   for c in CARD_SIZES.values()) + " (default poker)")
-    p.add_argument("--paper", choices=tuple(PAPERS), default="a4", help="paper size (default a4)")
-    p.add_argument("--bleed", type=float, default=0.0, metavar="MM",
+    p.add_argument("--paper", choices=tuple(PAPERS), default="a4", help="paper size (default a4); "
+                   "the sheet is turned to landscape when that fits more cards")
+    p.add_argument("--bleed", default="0", metavar="MM",
                    help="extend each card's background this many mm past its trim (default 0)")
-    p.add_argument("--margin", type=float, default=MIN_MARGIN, metavar="MM",
+    p.add_argument("--margin", default=f"{MIN_MARGIN:g}", metavar="MM",
                    help=f"least distance from the paper edge to a card (default {MIN_MARGIN:g}: "
                    "what most printers can reach)")
     p.add_argument("--crop-marks", action="store_true",
-                   help="draw cut marks in the margins, in line with every cut (front sheets only)")
+                   help="draw cut marks in line with every cut: in the margins and, with bleed, "
+                   "in the gaps between cards (front sheets only)")
     p.add_argument("--backs", action="store_true",
-                   help="follow each sheet of fronts with its backs, mirrored for long-edge duplex")
+                   help="follow each sheet of fronts with its backs, for duplex printing "
+                   "flipped on the long edge")
     p.add_argument("--site-url", metavar="URL",
-                   help="base of the site for the permalinks (default: links relative to the site root)")
+                   help=f"base of the site, so each card links to its rule in full (default: "
+                   f"${SITE_URL_ENV}; without either the links are relative to the site root)")
     p.add_argument("--out", default=DEFAULT_OUT, metavar="FILE",
                    help=f"the PDF to write (default {DEFAULT_OUT})")
+    p.add_argument("--png", metavar="DIR", help="also write one PNG per card (trim plus bleed) "
+                   "into DIR, for squib, nanDECK and the like")
+    p.add_argument("--tts", metavar="PREFIX", help="also write Tabletop Simulator deck sheets: "
+                   "PREFIX.png (up to 10 x 7 cards, the last place the hidden-card image) and "
+                   "PREFIX-back.png (the backs in the same grid); PREFIX-N... for more than 69 "
+                   "cards")
+    p.add_argument("--dpi", default=f"{DEFAULT_DPI:g}", metavar="N",
+                   help=f"resolution of --png and --tts images (default {DEFAULT_DPI:g})")
+
+
+def number(option: str, text: str, least: float, most: float, unit: str = "mm") -> float:
+    """The value of a numeric option, or a :class:`UsageError` in plain words.
+
+    >>> number("--bleed", "3", 0, 20)
+    3.0
+    >>> number("--bleed", "nan", 0, 20)
+    Traceback (most recent call last):
+    ...
+    harmony.usage.UsageError: --bleed must be a number of mm from 0 to 20, not 'nan'
+    >>> number("--dpi", "-5", 10, 1200, "dots per inch")
+    Traceback (most recent call last):
+    ...
+    harmony.usage.UsageError: --dpi must be a number of dots per inch from 10 to 1200, not '-5'
+    """
+    try:
+        value = float(str(text).strip())
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value) or not least <= value <= most:
+        raise UsageError(f"{option} must be a number of {unit} from {least:g} to {most:g}, "
+                         f"not '{text}'")
+    return value
+
+
+def rule_keys(values: list[str] | None) -> list[str] | None:
+    """The ruleset keys of every ``--rules``, split at commas, in order, each once.
+
+    >>> rule_keys(["PB,PL", "REV", "PL"])
+    ['PB', 'PL', 'REV']
+    >>> rule_keys(None) is None
+    True
+    >>> rule_keys([" , "])
+    Traceback (most recent call last):
+    ...
+    harmony.usage.UsageError: --rules needs ruleset keys, e.g. --rules PB,PL
+    """
+    if values is None:
+        return None
+    keys: list[str] = []
+    for value in values:
+        for key in value.split(","):
+            key = key.strip()
+            if key and key not in keys:
+                keys.append(key)
+    if not keys:
+        raise UsageError("--rules needs ruleset keys, e.g. --rules PB,PL")
+    return keys
+
+
+def writable(path: Path, option: str, folder: bool = False) -> list[Path]:
+    """Check, before anything is rendered, that ``path`` (a file, or a folder if
+    ``folder``) can be written; return the folders that will have to be made for it.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     [p.name for p in writable(Path(d) / "a" / "b" / "cards.pdf", "--out")]
+    ['a', 'b']
+    >>> writable(Path("/etc/hostname/cards.pdf"), "--out")
+    Traceback (most recent call last):
+    ...
+    harmony.usage.UsageError: --out /etc/hostname/cards.pdf cannot be written: /etc/hostname is not a folder
+    """
+    target = path if folder else path.parent
+    if not folder and path.is_dir():
+        raise UsageError(f"{option} {path} is a folder; give a file name")
+    if not folder and path.exists() and not os.access(path, os.W_OK):
+        raise UsageError(f"{option} {path} cannot be written: it is read-only")
+    missing: list[Path] = []
+    here = target if str(target) else Path(".")
+    while not here.exists():
+        missing.append(here)
+        if here.parent == here:
+            break
+        here = here.parent
+    if not here.is_dir():
+        raise UsageError(f"{option} {path} cannot be written: {here} is not a folder")
+    try:   # really try: access() says yes to root even on a read-only file system
+        fd, probe = tempfile.mkstemp(prefix=".harmony-probe-", dir=here)
+        os.close(fd)
+        os.unlink(probe)
+    except OSError as e:
+        raise UsageError(f"{option} {path} cannot be written: {here} is not a writable folder "
+                         f"({e.strerror or e})")
+    return list(reversed(missing))
 
 
 def run_cards(args) -> int:
     from ..loader import load
-    from . import CardOverflow, render_pdf
+    from . import CardOverflow, pdf_html
     from .fit import card_pos, overflow_message
-    from .layout import impose
+    from .render import imposition, write_pdf
 
     given = rules_arg(args.path)
-    if args.bleed < 0 or args.bleed > 20:
-        raise UsageError(f"--bleed must be between 0 and 20 mm, not {args.bleed:g}")
-    if args.margin < 0:
-        raise UsageError(f"--margin cannot be negative ({args.margin:g})")
+    bleed = number("--bleed", args.bleed, 0, 20)
+    margin = number("--margin", args.margin, 0, 50)
+    dpi = number("--dpi", args.dpi, 10, 1200, "dots per inch")
+    rules = rule_keys(args.rules)
+    site_url = args.site_url if args.site_url is not None else os.environ.get(SITE_URL_ENV)
+    if site_url is not None:
+        site_url = site_url.strip()
+        if not site_url.startswith(("https://", "http://")):
+            origin = "--site-url" if args.site_url is not None else f"${SITE_URL_ENV}"
+            raise UsageError(f"{origin} must be a full web address starting with https:// "
+                             f"or http://, not '{site_url}'")
     try:
-        impose(args.size, args.paper, args.bleed, args.margin)
+        im = imposition(args.size, args.paper, bleed, margin, args.crop_marks)
+        if args.crop_marks:
+            im.crop_marks()
     except ValueError as e:
-        raise UsageError(str(e))
+        raise UsageError(str(e) + (": leave out --crop-marks, or give a smaller --margin or "
+                                   "--bleed" if args.crop_marks else ""))
+    out = Path(args.out)
+    to_make = writable(out, "--out")
+    if out.suffix.lower() != ".pdf":
+        raise UsageError(f"--out {out} should name a .pdf file")
+    if args.png:
+        to_make += writable(Path(args.png), "--png", folder=True)
+    if args.tts:
+        to_make += writable(Path(args.tts + ".png"), "--tts")
     model, report = load(given.root)
     if report.errors:
         shown = report.within(given.only, given.root) if given.only else report
@@ -63,29 +191,28 @@ def run_cards(args) -> int:
         mine = os.path.realpath(given.only)
         model = dataclasses.replace(model, clauses={
             k: c for k, c in model.clauses.items() if os.path.realpath(c.file) == mine})
-    rules = args.rules
     if rules is not None:
         unknown = [k for k in rules if k not in model.sources]
         if unknown:
             raise UsageError(f"unknown ruleset {', '.join(unknown)} (known: {', '.join(model.sources)})")
     start = time.perf_counter()
     try:
-        pdf, cards = render_pdf(model, rules, args.size, paper=args.paper, bleed=args.bleed,
-                                crop_marks=args.crop_marks, backs=args.backs,
-                                site_url=args.site_url, margin=args.margin, out=None)
+        html, cards, fonts = pdf_html(model, rules, args.size, paper=args.paper, bleed=bleed,
+                                      crop_marks=args.crop_marks, backs=args.backs,
+                                      site_url=site_url, margin=margin, with_fonts=True)
     except CardOverflow as e:
         problems = e.problems
-        if args.site_url:  # a link too long for the foot is the URL's fault: say so once
+        if site_url:  # a link too long for the foot is the URL's fault: say so once
             feet = [r for _, r in problems if not r.measure.foot_fits]
             if feet:
                 worst = max(r.measure.foot_needed for r in feet)
-                print(f"harmony cards: error: --site-url {args.site_url} makes the permalinks of "
+                print(f"harmony cards: error: --site-url {site_url} makes the permalinks of "
                       f"{len(feet)} card(s) too long for the foot of a {args.size} card (they need "
                       f"up to {worst:.1f} mm of {feet[0].measure.foot_available:.1f} mm): use a "
                       "shorter site URL", file=sys.stderr)
                 problems = [(c, r) for c, r in problems if r.measure.foot_fits]
         for card, result in problems:
-            print(f"{card_pos(card)}: error: {overflow_message(card, result, e.size)} "
+            print(f"{card_pos(card, result)}: error: {overflow_message(card, result, e.size)} "
                   "[card-overflow]", file=sys.stderr)
         print(f"harmony cards: {len(e.problems)} card(s) too long to print; nothing written",
               file=sys.stderr)
@@ -97,17 +224,34 @@ def run_cards(args) -> int:
         print(f"harmony cards: no cards to print: no cell of {', '.join(asked) or 'any ruleset'}"
               f"{where} has a card (add card: {{title, text}} to its cells)", file=sys.stderr)
         return 1
-    from pathlib import Path
-    out = Path(args.out)
+    for folder in to_make:
+        if not folder.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            print(f"made folder {folder}")
+    pdf = write_pdf(html)
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        out.write_bytes(pdf)
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(pdf)
+        os.replace(tmp, out)
     except OSError as e:
         print(f"harmony cards: cannot write {out}: {e.strerror or e}", file=sys.stderr)
         return 1
-    im = impose(args.size, args.paper, args.bleed, args.margin)
     sheets = im.sheets(len(cards))
     pages = sheets * (2 if args.backs else 1)
-    print(f"wrote {out}: {len(cards)} cards, {im.per_sheet} to a sheet, {pages} pages "
-          f"({time.perf_counter() - start:.1f} s)")
+    print(f"layout: {im.describe()}" + (" (crop marks in the margins"
+                                        + (" and between cards)" if im.gap_x or im.gap_y else ")")
+                                        if args.crop_marks else ""))
+    print(f"wrote {out}: {len(cards)} cards, {pages} pages; print at 100% (no scaling)"
+          + (", duplex flipped on the long edge" if args.backs else "")
+          + f" ({time.perf_counter() - start:.1f} s)")
+    if args.png:
+        from .exports import pixels, write_card_pngs
+        files = write_card_pngs(cards, fonts, im, Path(args.png), dpi)
+        print(f"wrote {len(files)} card images to {args.png} ({pixels(im.cell_width, dpi)} x "
+              f"{pixels(im.cell_height, dpi)} px at {dpi:g} dpi)")
+    if args.tts:
+        from .exports import write_tts
+        for s in write_tts(cards, fonts, im, Path(args.tts), dpi):
+            print(f"wrote {s.faces} and {s.backs}: Tabletop Simulator deck of {s.cards} cards, "
+                  f"{s.cols} wide x {s.rows} high (the last place is the hidden card)")
     return 0

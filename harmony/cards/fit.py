@@ -12,6 +12,12 @@ plus a second to import WeasyPrint). The outcome is remembered on disk (see
 :func:`cache_dir`), keyed by everything the layout depends on, so ``harmony
 check`` measures again only when a card, the templates or the fonts change.
 
+Width is measured as well as height: a word longer than the text area, a
+key-numbers table or a head wider than its card runs past the right edge
+and would be cut, so it counts as not fitting too (a smaller font may cure
+it). The message names the offending word, at its own line and column in the
+clause file when it is found there.
+
 A card that does not fit even at the minimum is an error: ``harmony check``
 reports it at the card text in its clause file (code ``card-overflow``), and
 ``harmony cards`` refuses to print. Nothing is ever cut silently.
@@ -38,6 +44,8 @@ from .render import measuring_html
 PX_MM = 25.4 / 96  # WeasyPrint lays out in CSS pixels
 #: Least space (mm) between the last line of text and the key numbers table.
 KEYS_GAP = 1.5
+#: Bumped whenever :class:`Measure` changes, so older cached measures are not read.
+MEASURE_VERSION = 2
 #: Size ``harmony check`` measures at: the default of ``harmony cards``.
 CHECK_SIZE = "poker"
 
@@ -70,9 +78,30 @@ def _bottom(box) -> float:
     return low
 
 
+def _right(box) -> float:
+    """The rightmost point (px) of a box and all it holds."""
+    right = box.position_x + box.margin_width()
+    for b in _boxes(box):
+        if hasattr(b, "position_x") and hasattr(b, "margin_width"):
+            right = max(right, b.position_x + b.margin_width())
+    return right
+
+
+def _widest_text(box, limit: float) -> str:
+    """The text of the line piece that reaches furthest past ``limit`` (px), or ''."""
+    worst, text = limit + 0.01 / PX_MM, ""
+    for b in _boxes(box):
+        t = getattr(b, "text", None)
+        if t and hasattr(b, "position_x") and b.position_x + b.margin_width() > worst:
+            worst, text = b.position_x + b.margin_width(), t.strip()
+    return text
+
+
 @dataclass(frozen=True)
 class Measure:
-    """Heights in mm: the card's words and their area; the clause id and link and the foot."""
+    """Heights in mm: the card's words and their area; the clause id and link and the foot.
+    Widths in mm: the widest line (a long word, the key numbers table, the head) and the
+    width it has; ``wide`` is the piece of text that runs past it, if one does."""
 
     needed: float
     available: float
@@ -80,10 +109,17 @@ class Measure:
     foot_available: float
     head_needed: float = 0.0
     head_available: float = 0.0
+    width_needed: float = 0.0
+    width_available: float = 0.0
+    wide: str = ""
 
     @property
     def fits(self) -> bool:
-        return self.needed <= self.available + 0.01
+        return self.needed <= self.available + 0.01 and self.width_fits
+
+    @property
+    def width_fits(self) -> bool:
+        return self.width_needed <= self.width_available + 0.01
 
     @property
     def foot_fits(self) -> bool:
@@ -120,9 +156,22 @@ def measure(cards: list[CardView], fonts: list[float], size: str) -> list[Measur
         available = body.height
         if "keys" in found:  # the key numbers sit at the bottom; the words must end above them
             available = found["keys"].position_y - top - KEYS_GAP / PX_MM
+        # widths: every piece of the card against the inner edge of the box that holds it
+        widths = []   # (past the edge, needed, available, inner box, edge), px
+        for outer, inner in (("body", "flow"), ("body", "keys"), ("foot", "footflow"),
+                             ("head", "headflow")):
+            if inner in found:
+                box = found[outer]
+                limit = box.content_box_x() + box.width
+                reach = _right(found[inner])
+                widths.append((reach - limit, reach - box.content_box_x(), box.width, inner,
+                               limit))
+        over, need, have, inner, limit = max(widths, key=lambda w: w[0])
+        wide = _widest_text(found[inner], limit) if over > 0.01 / PX_MM else ""
         out.append(Measure((_bottom(flow) - top) * PX_MM, available * PX_MM,
                            footflow.margin_height() * PX_MM, foot.height * PX_MM,
-                           found["headflow"].margin_height() * PX_MM, found["head"].height * PX_MM))
+                           found["headflow"].margin_height() * PX_MM, found["head"].height * PX_MM,
+                           round(need * PX_MM, 3), round(have * PX_MM, 3), wide))
     return out
 
 
@@ -215,7 +264,8 @@ def _cache_key(cards: list[CardView], size: str) -> str | None:
     steps = CARD_SIZES[size].font_steps
     h = hashlib.sha256()
     h.update(measuring_html(cards, [steps[0]] * len(cards), size).encode())
-    h.update(repr((steps, KEYS_GAP, _version("weasyprint"), _version("pydyf"))).encode())
+    h.update(repr((MEASURE_VERSION, steps, KEYS_GAP, _version("weasyprint"),
+                   _version("pydyf"))).encode())
     h.update(_fonts_fingerprint().encode())
     return h.hexdigest()
 
@@ -253,6 +303,12 @@ def overflow_message(card: CardView, result: Fit, size: str) -> str:
     if not m.head_fits:
         return (where + f"the ruleset's short name and the status do not fit in the head of a "
                 f"{size} card; give source {card.ruleset} a shorter short:")
+    if not m.width_fits:
+        word = longest_word(m.wide)
+        what = f"the word '{_short(word)}' ({len(word)} characters)" if word else "a line"
+        return (where + f"{what} needs {m.width_needed:.1f} mm of the {m.width_available:.1f} mm "
+                f"width of a {size} card even at the minimum font size {c.font_steps[-1]:g} pt; "
+                "break it up or shorten it")
     if not m.foot_fits:
         return (where + f"the clause id and permalink need {m.foot_needed:.1f} mm of the "
                 f"{m.foot_available:.1f} mm foot of a {size} card; use a shorter clause id or "
@@ -263,9 +319,59 @@ def overflow_message(card: CardView, result: Fit, size: str) -> str:
             "or card.title")
 
 
-def card_pos(card: CardView) -> Pos:
+def longest_word(text: str) -> str:
+    """The longest run of text without a space in ``text``.
+
+    >>> longest_word("a unit in woodsandtowns here")
+    'woodsandtowns'
+    >>> longest_word("")
+    ''
+    """
+    return max(text.split(), key=len, default="")
+
+
+def _short(word: str, most: int = 24) -> str:
+    return word if len(word) <= most else word[:most - 1] + "…"
+
+
+def find_in_file(path: str, start: Pos, needle: str) -> Pos | None:
+    r"""Where ``needle`` first occurs in the file at or after ``start``, as a position.
+
+    >>> import tempfile, os
+    >>> f = tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False)
+    >>> _ = f.write("card:\n  text: one two\n    threefourfive six\n"); f.close()
+    >>> p = find_in_file(f.name, Pos(f.name, 2, 9), "threefourfive"); (p.line, p.col)
+    (3, 5)
+    >>> find_in_file(f.name, Pos(f.name, 2, 9), "card") is None
+    True
+    >>> os.unlink(f.name)
+    """
+    try:
+        with open(path, encoding="utf-8") as fh:
+            lines = fh.read().split("\n")
+    except OSError:
+        return None
+    for n in range(start.line - 1, len(lines)):
+        col = lines[n].find(needle, start.col - 1 if n == start.line - 1 else 0)
+        if col >= 0:
+            return Pos(start.path, n + 1, col + 1)
+    return None
+
+
+def card_pos(card: CardView, result: Fit | None = None) -> Pos:
+    """Where a card's problem is: the word too wide for it, if one is, else its text."""
     cell = card.cell
-    return cell.pos("card", "text") if cell is not None else Pos("?")
+    if cell is None:
+        return Pos("?")
+    pos = cell.pos("card", "text")
+    word = longest_word(result.measure.wide) if result is not None else ""
+    if word and cell.card is not None:
+        field = "title" if word in cell.card.title and word not in cell.card.text else "text"
+        start = cell.pos("card", field)
+        found = find_in_file(cell.file, start, word) if cell.file else None
+        if found is not None and found.line - start.line < 40:
+            return found
+    return pos
 
 
 def check_cards(model: Model, report: Report) -> None:
@@ -280,5 +386,6 @@ def check_cards(model: Model, report: Report) -> None:
         return
     for card, result in zip(cards, results):
         if not result.fits:
-            report.error(card_pos(card), overflow_message(card, result, CHECK_SIZE), "card-overflow")
+            report.error(card_pos(card, result), overflow_message(card, result, CHECK_SIZE),
+                         "card-overflow")
 

@@ -14,11 +14,15 @@ import jinja2
 
 from .. import resources
 from .collect import CardView
-from .layout import CARD_SIZES, MIN_MARGIN, PAPERS, Imposition, impose
+from .layout import CARD_SIZES, CROP_GAP, MIN_MARGIN, PAPERS, Imposition, choose
 
 TEMPLATES = resources.templates() / "cards"
 #: Width of a crop mark line, mm (about 0.4 pt).
 HAIRLINE = 0.15
+#: What every front sheet says in its bottom margin (and the site's cards page says too).
+PRINT_NOTE = "Print at 100% (actual size, no scaling); for backs print duplex, flip on the long edge."
+#: Least bottom margin (mm) that holds the note, a line of 5.5 pt, clear of the cards.
+NOTE_ROOM = 4.0
 
 
 def mm(value: float) -> str:
@@ -42,6 +46,7 @@ class Geometry:
     card_h: float
     bleed: float
     hair: float = HAIRLINE
+    size: str = "poker"
 
 
 @dataclass
@@ -54,10 +59,23 @@ class Slot:
 
 
 @dataclass
+class Note:
+    """A line of print guidance in a sheet's margin: its top left and width, mm."""
+
+    text: str
+    x: float
+    y: float
+    width: float
+
+
+@dataclass
 class Sheet:
     side: str          # front | back
     slots: list[Slot]
     marks: list
+    note: Note | None = None
+    turned: bool = False   # a back flipped top to bottom (landscape): its cards upside down
+    hidden: Slot | None = None   # a back shown among the fronts (Tabletop Simulator)
 
 
 def environment() -> jinja2.Environment:
@@ -80,27 +98,55 @@ def _page(sheets: list[Sheet], g: Geometry, title: str, screen: bool) -> str:
 
 def imposed_html(cards: list[CardView], fonts: list[float], im: Imposition, *,
                  crop_marks: bool = False, backs: bool = False, title: str = "harmony rule cards",
-                 screen: bool = False, overflowing: AbstractSet[int] = frozenset()) -> str:
+                 screen: bool = False, overflowing: AbstractSet[int] = frozenset(),
+                 backs_only: bool = False, hidden: CardView | None = None) -> str:
     """The sheets of ``cards`` laid out by ``im``: fronts, each followed by its backs if asked.
 
-    ``fonts[i]`` is the body font size (pt) of card ``i``.
+    ``fonts[i]`` is the body font size (pt) of card ``i``. ``backs_only``: only the backs,
+    each in its front's place (a sheet of backs for an image, not for duplex printing).
+    ``hidden``: a card whose back goes in the last place of every front sheet (the image
+    Tabletop Simulator shows for a hidden card).
     """
     g = Geometry(im.paper.css, im.paper.width, im.paper.height, im.card.width, im.card.height,
-                 im.bleed)
+                 im.bleed, size=im.card.name)
     marks = im.crop_marks() if crop_marks else []
+    note = print_note(im)
     sheets: list[Sheet] = []
     n = im.per_sheet
     for start in range(0, len(cards), n):
         chunk = range(start, min(start + n, len(cards)))
+        if backs_only:
+            sheets.append(Sheet("back", [Slot(cards[i], *_xy(im, i - start, False), fonts[i],
+                                              str(i)) for i in chunk], []))
+            continue
         front = [Slot(cards[i], *_xy(im, i - start, False), fonts[i], str(i)) for i in chunk]
-        sheets.append(Sheet("front", front, marks))
+        sheets.append(Sheet("front", front, marks, note))
+        if hidden is not None:
+            sheets[-1].hidden = Slot(hidden, *_xy(im, n - 1, False), 0.0, "hidden")
         if backs:
             back = [Slot(cards[i], *_xy(im, i - start, True), fonts[i], str(i)) for i in chunk]
-            sheets.append(Sheet("back", back, []))
+            sheets.append(Sheet("back", back, [], None, im.landscape))
     html = _page(sheets, g, title, screen)
     for i in overflowing:  # flag, in the HTML page only, a card too long to fit (never cut it)
         html = html.replace(f'class="card front" id="card-{i}"', f'class="card front overflow" id="card-{i}"', 1)
     return html
+
+
+def print_note(im: Imposition) -> Note | None:
+    """Where the printing note goes: in the bottom margin, between the first two vertical
+    cut lines (clear of every crop mark), if the margin has room for it.
+
+    >>> from harmony.cards.layout import impose
+    >>> n = print_note(impose("poker", "a4")); (n.x, n.y, n.width)
+    (11.5, 281.5, 61.0)
+    >>> print_note(impose("a6", "a4", edge_to_edge=True)) is None
+    True
+    """
+    if im.margin_y < NOTE_ROOM + CROP_GAP:
+        return None
+    xs, _ = im.trim_lines()
+    bottom = im.paper.height - im.margin_y
+    return Note(PRINT_NOTE, xs[0] + 1, round(bottom + CROP_GAP, 4), round(xs[1] - xs[0] - 2, 4))
 
 
 def _xy(im: Imposition, index: int, back: bool) -> tuple[float, float]:
@@ -115,16 +161,27 @@ MEASURE_PAGE = 2000.0
 def measuring_html(cards: list[CardView], fonts: list[float], size: str) -> str:
     """One card to a page of the card's width and a great height, for :mod:`harmony.cards.fit`."""
     c = CARD_SIZES[size]
-    g = Geometry(f"{mm(c.width)} {mm(MEASURE_PAGE)}", c.width, MEASURE_PAGE, c.width, c.height, 0.0)
+    g = Geometry(f"{mm(c.width)} {mm(MEASURE_PAGE)}", c.width, MEASURE_PAGE, c.width, c.height, 0.0,
+                 size=c.name)
     sheets = [Sheet("front", [Slot(card, 0.0, 0.0, fonts[i], str(i))], [])
               for i, card in enumerate(cards)]
     return _page(sheets, g, "measure", False)
 
 
+def _viewer_preferences(document, pdf) -> None:
+    """Ask PDF viewers to print at actual size, and duplex flipping on the long edge."""
+    import pydyf
+    pdf.catalog["ViewerPreferences"] = pydyf.Dictionary({
+        "PrintScaling": "/None", "Duplex": "/DuplexFlipLongEdge"})
+
+
 def write_pdf(html: str, out: str | Path | None = None) -> bytes:
-    """Render ``html`` with WeasyPrint; write it to ``out`` if given; return the PDF bytes."""
+    """Render ``html`` with WeasyPrint; write it to ``out`` if given; return the PDF bytes.
+
+    The PDF asks viewers not to scale it when printing (``/PrintScaling /None``) and to
+    print duplex flipping on the long edge, the flip the backs are laid out for."""
     from weasyprint import HTML
-    pdf = HTML(string=html, base_url=str(TEMPLATES)).write_pdf()
+    pdf = HTML(string=html, base_url=str(TEMPLATES)).write_pdf(finisher=_viewer_preferences)
     if out is not None:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_bytes(pdf)
@@ -132,9 +189,10 @@ def write_pdf(html: str, out: str | Path | None = None) -> bytes:
 
 
 def imposition(size: str = "poker", paper: str = "a4", bleed: float = 0.0,
-               margin: float = MIN_MARGIN) -> Imposition:
+               margin: float = MIN_MARGIN, crop_marks: bool = False) -> Imposition:
+    """The layout with the most cards to a sheet (:func:`harmony.cards.layout.choose`)."""
     if size not in CARD_SIZES:
         raise ValueError(f"unknown card size '{size}' (sizes: {', '.join(CARD_SIZES)})")
     if paper not in PAPERS:
         raise ValueError(f"unknown paper '{paper}' (papers: {', '.join(PAPERS)})")
-    return impose(size, paper, bleed, margin)
+    return choose(size, paper, bleed, margin, crop_marks)
