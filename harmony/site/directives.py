@@ -119,6 +119,13 @@ def relation(rel: dict, base_label: str | None = None) -> nodes.paragraph:
     return para
 
 
+def copy_link(anchor: str, label: str) -> nodes.reference:
+    """A permalink to ``anchor`` that the site's script turns into a "copy link" button
+    (without script it is still the link); kept out of the search index."""
+    return nodes.reference("", "copy link", refid=anchor, classes=["hm-copy-link", "no-search"],
+                           reftitle=f"Copy a link to {label}")
+
+
 def cell_body(cell: dict, with_status: bool = True) -> list[nodes.Node]:
     """What a cell shows: status, text, relation, reading note, parameters, citation, change."""
     out: list[nodes.Node] = []
@@ -131,6 +138,9 @@ def cell_body(cell: dict, with_status: bool = True) -> list[nodes.Node]:
         head += nodes.Text(" ")
         head += nodes.inline("", "", nodes.Text("option "), nodes.literal(cell["option"], cell["option"]),
                              classes=["hm-option"])
+    if cell.get("anchor"):
+        head += nodes.Text(" ")
+        head += copy_link(cell["anchor"], cell["anchor"])
     if len(head):
         out.append(head)
     if cell["status"] == "not-covered":
@@ -473,7 +483,8 @@ class HarmonyScenario(DataDirective):
 
     def run(self):
         sc = self.data()
-        self.note("scenario", sc["id"], f"scenario-{sc['id']}", sc["title"])
+        if "matrix" not in sc:   # the outcomes block of the same example is not a second object
+            self.note("scenario", sc["id"], f"scenario-{sc['id']}", sc["title"])
         out: list[nodes.Node] = [element("span", {}, ids=[f"scenario-{sc['id']}"])]
         for fig in sc.get("figures", []):
             figure = element("figure", {}, classes=["hm-diagram"])

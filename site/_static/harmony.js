@@ -16,10 +16,22 @@
     return document.querySelectorAll(
       "table.hm-harmony [data-col=\"" + col + "\"], table.hm-outcomes [data-col=\"" + col + "\"]");
   }
+  function respread() {
+    /* a row spanning the table (questions and answers) spans the columns still shown:
+       a fixed-layout table would otherwise keep room for the hidden ones */
+    document.querySelectorAll("table.hm-harmony").forEach(function (table) {
+      var head = table.querySelector("thead tr");
+      if (!head) { return; }
+      var shown = 0;
+      head.querySelectorAll("th").forEach(function (th) { if (!th.hidden) { shown += 1; } });
+      table.querySelectorAll("td.hm-qa").forEach(function (td) { td.colSpan = Math.max(shown, 1); });
+    });
+  }
   function show(col, visible) {
     cells(col).forEach(function (el) { el.hidden = !visible; });
     document.querySelectorAll("fieldset.hm-chooser input[data-col=\"" + col + "\"]")
       .forEach(function (cb) { cb.checked = visible; });
+    respread();
   }
   function apply(hidden) {
     document.querySelectorAll("fieldset.hm-chooser input[data-col]").forEach(function (cb) {
@@ -37,7 +49,24 @@
       el.scrollIntoView();
     }
   }
+  function copyLinks() {
+    /* "copy link" on each cell: puts the cell's full address on the clipboard */
+    document.querySelectorAll("a.hm-copy-link").forEach(function (a) {
+      a.addEventListener("click", function (ev) {
+        var url = a.href;
+        if (!navigator.clipboard || !window.isSecureContext) { return; }   /* plain link then */
+        ev.preventDefault();
+        navigator.clipboard.writeText(url).then(function () {
+          a.textContent = "link copied";
+          a.classList.add("hm-copied");
+          window.setTimeout(function () { a.textContent = "copy link"; a.classList.remove("hm-copied"); }, 2000);
+        }, function () { window.location.href = url; });
+        if (window.history && window.history.replaceState) { window.history.replaceState(null, "", url); }
+      });
+    });
+  }
   function setup() {
+    copyLinks();
     var boxes = document.querySelectorAll("fieldset.hm-chooser");
     if (!boxes.length) { return; }
     boxes.forEach(function (box) {
