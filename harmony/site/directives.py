@@ -67,6 +67,20 @@ def inline(text: str | None, ctx: dict) -> list[nodes.Node]:
     return out
 
 
+def without_footnotes(text: str) -> str:
+    """Text with its footnote marks taken out (for a page that does not print the notes).
+
+    >>> without_footnotes("Woods.[^rev-1] A unit[^x] hides.")
+    'Woods. A unit hides.'
+    """
+    out, last = [], 0
+    for m in iter_marks(text):
+        if m.kind == "footnote":
+            out.append(text[last:m.start])
+            last = m.end
+    return "".join(out) + text[last:]
+
+
 def paragraphs(text: str | None, ctx: dict, classes: list[str] | None = None,
                lead: list[nodes.Node] | None = None) -> list[nodes.paragraph]:
     """Text split into paragraphs at blank lines; ``lead`` nodes open the first one."""
@@ -445,17 +459,19 @@ class HarmonyTerm(DataDirective):
 
 
 class HarmonyDifferences(DataDirective):
-    """One topic's rows where the rulebooks disagree, with each column's status."""
+    """One topic's rows where the rulebooks disagree: how they differ, in sentences made from
+    the parameters' words, beside each rulebook's own text (linked to its cell)."""
 
     def run(self):
         topic = self.data()
-        table = element("table", {}, classes=["hm-differences"])
+        table = element("table", {"data-columns": " ".join(c["key"] for c in topic["columns"])},
+                        classes=["hm-differences"])
         table += element("caption", {}, nodes.Text(f"{topic['title']}: rows where the rulebooks differ"))
         head = element("tr", {})
         head += element("th", {"scope": "col"}, nodes.Text("Row"))
+        head += element("th", {"scope": "col"}, nodes.Text("How they differ"), classes=["hm-how"])
         for col in topic["columns"]:
             head += element("th", {"scope": "col", "data-col": col["key"]}, nodes.Text(col["label"]))
-        head += element("th", {"scope": "col"}, nodes.Text("Differs in"))
         table += element("thead", {}, head)
         body = element("tbody", {})
         for row in topic["rows"]:
@@ -464,15 +480,22 @@ class HarmonyDifferences(DataDirective):
             th += nodes.paragraph("", "", xref("clause", row["id"], nodes.inline(row["title"], row["title"])))
             th += nodes.paragraph("", "", nodes.literal(row["id"], row["id"]), classes=["hm-clause-id"])
             tr += th
+            how = element("td", {}, classes=["hm-how"])
+            ul = element("ul", {}, classes=["hm-sentences"])
+            for sentence in row["sentences"]:
+                ul += element("li", {}, nodes.Text(sentence))
+            how += ul
+            tr += how
             for cell in row["cells"]:
-                td = element("td", {"data-col": cell["source"]})
+                td = element("td", {"data-col": cell["source"], "data-label": cell["label"]},
+                             classes=["hm-diff-cell", f"hm-status-{cell['status']}"])
                 target = f"{row['id']}@{cell['source']}"
-                td += nodes.paragraph("", "", xref("cell", target, badge(cell["status"], cell["status_label"])))
-                for name, value in cell["params"].items():
-                    td += nodes.paragraph("", "", nodes.literal(name, name), nodes.Text(" = " + value),
-                                          classes=["hm-params"])
+                td += nodes.paragraph("", "", xref("cell", target, badge(cell["status"], cell["status_label"]),
+                                                   title=f"{row['id']} in {cell['label']}"),
+                                      classes=["hm-cell-head"])
+                if cell["status"] != "not-covered" and cell.get("text"):
+                    td.extend(paragraphs(without_footnotes(cell["text"]), cell, ["hm-text"]))
                 tr += td
-            tr += element("td", {}, nodes.Text(", ".join(row["differs_in"])))
             body += tr
         table += body
         return [element("div", {}, table, classes=["hm-scroll"])]

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import paramtypes
 from ..markup import marks, render_value
 from ..model import Cell, Citation, Clause, Model, Source, Topic
+from ..ruleset import OPTIONAL, Ruleset, RulesetError
 
 #: Where a revision's own order puts each row (its papers read rule, eligibility,
 #: recording, limitation, note, then tournament); other aspects follow in topic order.
@@ -278,10 +280,74 @@ def revisions(model: Model) -> list[str]:
     return keys
 
 
+def value_words(model: Model, clause: Clause, key: str, pname: str, rulesets: dict) -> str:
+    """How rulebook ``key`` sets parameter ``pname`` in a row, in the parameter's words
+    (``parameters.yaml``: ``label``/``words``): the cell's own value when it sets it
+    ("(optional)" when only its option does), else what the ruleset resolves (its base's
+    value, the default), else "not stated". ``rulesets`` caches key -> Ruleset (or None).
+
+    >>> from harmony.model import Parameter
+    >>> m = Model(sources={"PB": Source(key="PB", title="PanzerBlitz", author="AH", year=1970)},
+    ...           parameters={"spot.t": Parameter(name="spot.t", type="bool", label="Trucks may spot")})
+    >>> c = Clause(id="s.t", topic="s", aspect="rule", cells={"PB": Cell(source="PB", status="rule",
+    ...            text="Trucks spot.", params={"spot.t": True}, clause_id="s.t")})
+    >>> value_words(m, c, "PB", "spot.t", {}), value_words(m, c, "XX", "spot.t", {})
+    ('yes', 'not stated')
+    """
+    param = model.parameters.get(pname)
+    cell = clause.cells.get(key)
+    if param is None:
+        return render_value(cell.params[pname]) if cell and pname in cell.params else "not stated"
+    if cell is not None and pname in cell.params:
+        words = paramtypes.phrase(param, cell.params[pname])
+        return f"{words} (optional)" if cell.status in OPTIONAL else words
+    if key not in rulesets:
+        try:
+            rulesets[key] = Ruleset.from_model(model, key)
+        except RulesetError:
+            rulesets[key] = None
+    rs = rulesets[key]
+    setting = rs.settings.get(pname) if rs is not None else None
+    if setting is None or setting.unset:
+        return "not stated"
+    return paramtypes.phrase(param, setting.value)
+
+
+def difference_sentences(model: Model, clause: Clause, keys: list[str], differing: list[str],
+                         rulesets: dict) -> list[str]:
+    """How the rulebooks ``keys`` differ on one row, one sentence per difference:
+    "Trucks may spot: PB yes, PL no, AIW no, REV yes" for each differing parameter
+    (words from ``parameters.yaml``), the standing when it differs, and a word on the
+    texts when only they differ."""
+    out = []
+    stated = [k for k in keys if k in clause.cells and clause.cells[k].covered]
+    statuses = {k: clause.cells[k].status for k in stated}
+    if len(set(statuses.values())) > 1:
+        out.append("Standing: " + ", ".join(
+            f"{k} {STATUS_WORDS.get(v, v)}" for k, v in statuses.items()))
+    for pname in differing:
+        param = model.parameters.get(pname)
+        name = paramtypes.label(param) if param is not None else pname
+        words = {k: value_words(model, clause, k, pname, rulesets) for k in stated}
+        if len(set(words.values())) > 1:   # set in one cell, inherited alike in another: no difference
+            out.append(f"{name}: " + ", ".join(f"{k} {w}" for k, w in words.items()))
+    if not out:
+        out.append("Worded differently, the same in standing and parameters: "
+                   + ", ".join(stated))
+    return out
+
+
+#: a cell's standing, in the words of a difference sentence
+STATUS_WORDS = {"rule": "a rule", "optional": "optional", "tournament": "tournament only",
+                "nil": "no such rule", "not-covered": "silent"}
+
+
 def differences_view(model: Model) -> list[dict]:
     """Per topic, every row where the rulebooks disagree: cells of one clause that differ in
-    status, text or parameters (not-covered cells are left out of the comparison)."""
+    status, text or parameters (not-covered cells are left out of the comparison), said in
+    sentences (:func:`difference_sentences`) beside each cell's own text."""
     out = []
+    rulesets: dict = {}
     for topic in model.topics_in_order():
         rows = []
         for clause in model.clauses_of(topic.id):
@@ -298,17 +364,18 @@ def differences_view(model: Model) -> list[dict]:
                 if len({repr(v) for v in values.values()}) > 1:
                     differing.append(name)
             aspect = topic.aspect(clause.aspect)
+            row_cells = []
+            for k in topic.sources:
+                view = cell_view(model, clause, k)
+                row_cells.append({key: view[key] for key in (
+                    "source", "label", "status", "status_label", "text", "terms", "params",
+                    "option", "anchor")})
             rows.append({
                 "id": clause.id, "title": clause.title or (aspect.title if aspect else clause.aspect),
                 "aspect_title": aspect.title if aspect else clause.aspect,
-                "cells": [{"source": k, "label": model.sources[k].label if k in model.sources else k,
-                           "status": clause.cells[k].status if k in clause.cells else "not-covered",
-                           "status_label": STATUS_LABELS.get(
-                               clause.cells[k].status if k in clause.cells else "not-covered"),
-                           "params": {n: v for n, v in params_view(
-                               model, clause.cells[k].params if k in clause.cells else {}).items()
-                               if n in differing}}
-                          for k in topic.sources],
+                "sentences": difference_sentences(model, clause, list(topic.sources), differing,
+                                                  rulesets),
+                "cells": row_cells,
                 "differs_in": [w for w, test in (
                     ("status", len({c.status for c in stated}) > 1),
                     ("text", len({(c.text or "").strip() for c in stated}) > 1),
