@@ -293,3 +293,25 @@ def test_outcome_tables_keep_the_question_in_view(browser, base_url, model):
         assert abs(question.bounding_box()["x"] - before) < 2
     finally:
         context.close()
+
+
+def test_the_scoreboard_highlights_splits_and_keeps_questions_in_view(browser, base_url, shots):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(f"{base_url}examples/index.html")
+        board = page.locator("table.hm-scoreboard")
+        board.scroll_into_view_if_needed()
+        split = board.locator("tr.hm-split td.hm-word").first
+        even = board.locator("tbody tr:not(.hm-split) td.hm-word").first
+        colour = "el => getComputedStyle(el).backgroundColor"
+        assert split.evaluate(colour) != even.evaluate(colour)
+        box = board.locator("xpath=..")
+        question = board.locator("tbody th[scope=row]").first
+        x = question.bounding_box()["x"]
+        box.evaluate("el => { el.scrollLeft = el.scrollWidth; }")
+        assert abs(question.bounding_box()["x"] - x) < 6   # stays put (give or take its border)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.screenshot(path=str(shots / "scoreboard-phone.png"), full_page=False)
+    finally:
+        context.close()

@@ -91,3 +91,23 @@ def test_a_standing_difference_is_said_in_words():
     rows = [r for t in views.differences_view(model) for r in t["rows"] if "status" in r["differs_in"]]
     assert rows
     assert all(any(s.startswith("Standing: ") for s in r["sentences"]) for r in rows)
+
+
+def test_the_examples_index_has_a_disagreement_scoreboard():
+    from harmony import scenario
+    site = shipped_site()
+    model, _ = load(RULES)
+    body = html.unescape((site.out / "examples" / "index.html").read_text("utf-8"))
+    assert 'class="hm-outcomes hm-scoreboard"' in body
+    questions = splits = 0
+    for sid in sorted(model.scenarios):
+        result = scenario.run_scenario(model, sid)
+        by_question: dict = {}
+        for r in result.rulings:
+            by_question.setdefault((r.step, r.question), set()).add(views.ruling_word(r.actual))
+        questions += len(by_question)
+        splits += sum(1 for words in by_question.values() if len(words) > 1)
+        for _step, question in by_question:
+            assert question in body
+    assert body.count('<tr class="hm-split">') == splits > 0
+    assert f"{splits} of {questions} split the rulesets" in body

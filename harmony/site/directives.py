@@ -568,6 +568,42 @@ def outcome_table(sc: dict, matrix: dict) -> nodes.Node:
     return out
 
 
+class HarmonyScoreboard(DataDirective):
+    """The examples' disagreement scoreboard: a question per row, a ruleset per column,
+    each ruling in a word; rows where the rulesets disagree are marked ``hm-split``."""
+
+    def run(self):
+        board = self.data()
+        table = element("table", {}, classes=["hm-outcomes", "hm-scoreboard"])
+        table += element("caption", {}, nodes.Text(
+            f"Every example question under every ruleset: {board['splits']} of "
+            f"{len(board['rows'])} split the rulesets"))
+        head = element("tr", {})
+        head += element("th", {"scope": "col"}, nodes.Text("Question"))
+        for col in board["columns"]:
+            head += element("th", {"scope": "col", "data-col": col["key"]}, nodes.Text(col["label"]))
+        table += element("thead", {}, head)
+        body = element("tbody", {})
+        for row in board["rows"]:
+            tr = element("tr", {}, classes=["hm-split"] if row["split"] else [])
+            th = element("th", {"scope": "row"})
+            th += nodes.paragraph("", "", xref("scenario", row["scenario"],
+                                               nodes.inline(row["title"], row["title"])),
+                                  nodes.Text(f", {row['step'].lower()}"), classes=["hm-board-example"])
+            th += nodes.paragraph(row["question"], row["question"])
+            tr += th
+            for col in board["columns"]:
+                word = row["words"].get(col["key"])
+                td = element("td", {"data-col": col["key"], "data-label": col["label"]},
+                             classes=["hm-word"] + ([] if word else ["hm-nil"]))
+                td += nodes.Text(word or "\u2013")
+                tr += td
+            body += tr
+        table += body
+        return [element("div", {"role": "region", "aria-label": "scoreboard", "tabindex": "0"},
+                        table, classes=["hm-scroll"])]
+
+
 class HarmonyHtmlFile(Directive):
     """A link to a standalone HTML page written beside the site (e.g. the printable cards)."""
 
@@ -595,6 +631,7 @@ DIRECTIVES = {
     "harmony-differences": HarmonyDifferences,
     "harmony-scenario": HarmonyScenario,
     "harmony-link": HarmonyHtmlFile,
+    "harmony-scoreboard": HarmonyScoreboard,
 }
 
 

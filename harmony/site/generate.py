@@ -120,6 +120,7 @@ def outcome_matrix(model: Model, result) -> dict:
         row = rows.setdefault(key, {"step": str(r.step), "step_label": label, "question": r.question,
                                     "by": {}})
         row["by"][r.ruleset] = {"ruleset": r.ruleset, "actual": _show(r.actual),
+                                "word": views.ruling_word(r.actual),
                                 "expected": _show(r.expected), "ok": bool(r.ok),
                                 "reasons": list(r.reasons), "detail": getattr(r, "detail", "") or ""}
     out_rows = []
@@ -170,7 +171,8 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None) -> di
     if revisions:
         out["revisions/index.rst"] = env.get_template("revisions-index.rst.j2").render(**ctx)
     if scenarios:
-        out["examples/index.rst"] = env.get_template("examples-index.rst.j2").render(**ctx)
+        out["examples/index.rst"] = env.get_template("examples-index.rst.j2").render(
+            scoreboard=views.scoreboard_view(scenarios), **ctx)
     out["differences.rst"] = env.get_template("differences.rst.j2").render(
         differences=views.differences_view(model), **ctx)
     out["glossary.rst"] = env.get_template("glossary.rst.j2").render(

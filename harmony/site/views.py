@@ -405,3 +405,47 @@ def glossary_view(model: Model) -> list[dict]:
                     "aliases": list(t.aliases), "cite": cite_view(model, t.cite) if t.cite else None,
                     "terms": _terms(model, t.definition), "used_in": uses.get(t.anchor, [])})
     return out
+
+
+def ruling_word(value: Any) -> str:
+    """An engine ruling in a word or two, for the examples' scoreboard.
+
+    >>> [ruling_word(v) for v in (True, False, None, [], "C3", ["spotted"], [{"drm": 0}], [{}, {}])]
+    ['yes', 'no', 'none', 'none', 'C3', 'spotted', 'open', '2 open']
+    """
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None or value == [] or value == {}:
+        return "none"
+    if isinstance(value, (list, tuple)):
+        if all(isinstance(v, dict) for v in value):
+            return "open" if len(value) == 1 else f"{len(value)} open"
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def scoreboard_view(scenarios: list[dict]) -> dict:
+    """The examples' disagreement scoreboard: one row per example question, one column per
+    ruleset met in any example, each cell the ruling in a word; a row is a split when the
+    rulesets that decide it do not all say the same.
+
+    >>> sc = {"id": "x", "title": "X", "matrix": {"rulesets": [{"key": "PB", "label": "PB"}],
+    ...       "rows": [{"step_label": "Step 1", "question": "Q?", "cells": [{"ruleset": "PB", "word": "yes"}]}]}}
+    >>> board = scoreboard_view([sc])
+    >>> board["columns"], board["rows"][0]["split"], board["rows"][0]["words"]
+    ([{'key': 'PB', 'label': 'PB'}], False, {'PB': 'yes'})
+    """
+    columns: list[dict] = []
+    for sc in scenarios:
+        for rs in (sc.get("matrix") or {}).get("rulesets", []):
+            if rs["key"] not in [c["key"] for c in columns]:
+                columns.append({"key": rs["key"], "label": rs["label"]})
+    rows = []
+    for sc in scenarios:
+        for row in (sc.get("matrix") or {}).get("rows", []):
+            words = {c["ruleset"]: c["word"] for c in row["cells"] if "word" in c}
+            rows.append({"scenario": sc["id"], "title": sc["title"], "step": row["step_label"],
+                         "question": row["question"], "words": words,
+                         "split": len(set(words.values())) > 1})
+    return {"columns": columns, "rows": rows,
+            "splits": sum(1 for r in rows if r["split"])}
