@@ -111,3 +111,38 @@ def test_the_examples_index_has_a_disagreement_scoreboard():
             assert question in body
     assert body.count('<tr class="hm-split">') == splits > 0
     assert f"{splits} of {questions} split the rulesets" in body
+
+
+def test_the_what_changed_page_diffs_each_revision_against_the_text_it_amends():
+    from harmony.diff.rst import plain_cell_text
+    from harmony.diff.words import word_diff
+    site = shipped_site()
+    model, _ = load(RULES)
+    versions = [(s, v) for s in model.sources.values() for v in s.versions]
+    assert versions
+    for src, v in versions:   # a page for every version a source declares
+        assert (site.out / f"{views.version_file(src, v.version)}.html").is_file()
+    src, v = next((s, v) for s, v in versions if s.key == "REV")
+    raw = (site.out / f"{views.version_file(src, v.version)}.html").read_text("utf-8")
+    body = html.unescape(raw)
+    assert "highlight-python" not in raw and "highlight-default" not in raw and "<pre" not in raw
+    amended = [c for c in model.clauses.values() for k, c2 in c.cells.items()
+               if k == "REV" and c2.relation and c2.relation.type == "amends" and
+               any("@" in t for t in c2.relation.clauses)]
+    assert amended
+    clause = amended[0]
+    cell = clause.cells["REV"]
+    target = next(t for t in cell.relation.clauses if "@" in t)
+    topic = model.clauses[target.split("@")[0]].topic
+    # the amends: target is a link, and so is the revised cell
+    assert f'href="topics/{topic}.html#{target}"' in body
+    assert f'href="topics/{clause.topic}.html#{clause.id}@REV"' in body
+    # the deleted and inserted words are those harmony diff computes
+    old = " ".join(plain_cell_text(model, model.cell(target), model.cell(target).text).split())
+    new = " ".join(plain_cell_text(model, cell, cell.text).split())
+    pieces = word_diff(old, new)
+    for op, words in pieces:
+        if op == "delete":
+            assert f"<del>{html.escape(words, quote=False)}</del>" in raw
+        elif op == "insert":
+            assert f"<ins>{html.escape(words, quote=False)}</ins>" in raw

@@ -604,6 +604,61 @@ class HarmonyScoreboard(DataDirective):
                         table, classes=["hm-scroll"])]
 
 
+class HarmonyChange(DataDirective):
+    """One revised cell on a version page: its relation (the cells it amends, as links), then
+    the text it amends and its own text side by side, words taken out marked ``<del>`` on
+    the left and words put in marked ``<ins>`` on the right."""
+
+    def run(self):
+        item = self.data()
+        box = element("div", {}, classes=["hm-change"])
+        head = nodes.paragraph("", "", classes=["hm-relation"])
+        head += badge(item["status"], item["status_label"])
+        if item.get("relation"):
+            head += nodes.Text(" ")
+            head += nodes.inline(item["relation"], item["relation"], classes=["hm-rel", f"hm-rel-{item['relation']}"])
+            for i, target in enumerate(item["targets"]):
+                head += nodes.Text(" " if i == 0 else ", ")
+                kind = "cell" if "@" in target else "clause"
+                head += xref(kind, target, nodes.literal(target, target), title=f"clause {target}")
+        box += head
+        if item.get("changed"):
+            box += nodes.paragraph("", "", nodes.strong("Changed: ", "Changed: "), nodes.Text(item["changed"]),
+                                   classes=["hm-changed"])
+        for pair in item["pairs"]:
+            sides = element("div", {}, classes=["hm-sides"])
+            if pair["old_cell"]:
+                left = element("div", {}, classes=["hm-side", "hm-side-old"])
+                left += nodes.paragraph("", "", nodes.Text("The text it amends: "),
+                                        xref("cell", pair["old_cell"], nodes.literal(pair["old_cell"], pair["old_cell"])),
+                                        classes=["hm-side-head"])
+                left += self._text(pair["pieces"], "delete")
+                sides += left
+            right = element("div", {}, classes=["hm-side", "hm-side-new"])
+            right += nodes.paragraph("", "", nodes.Text("Revised: "),
+                                     xref("cell", item["cell"], nodes.literal(item["cell"], item["cell"])),
+                                     classes=["hm-side-head"])
+            right += self._text(pair["pieces"], "insert")
+            sides += right
+            box += sides
+        return [box]
+
+    @staticmethod
+    def _text(pieces, kind: str) -> nodes.paragraph:
+        """One side of a word diff: the equal words and those of ``kind`` (marked)."""
+        para = nodes.paragraph("", "", classes=["hm-text"])
+        tag = "del" if kind == "delete" else "ins"
+        first = True
+        for op, words in pieces:
+            if op not in ("equal", kind) or not words:
+                continue
+            if not first:
+                para += nodes.Text(" ")
+            first = False
+            para += element(tag, {}, nodes.Text(words)) if op == kind else nodes.Text(words)
+        return para
+
+
 class HarmonyHtmlFile(Directive):
     """A link to a standalone HTML page written beside the site (e.g. the printable cards)."""
 
@@ -632,6 +687,7 @@ DIRECTIVES = {
     "harmony-scenario": HarmonyScenario,
     "harmony-link": HarmonyHtmlFile,
     "harmony-scoreboard": HarmonyScoreboard,
+    "harmony-change": HarmonyChange,
 }
 
 

@@ -212,9 +212,10 @@ def extra_pages(model: Model) -> dict[str, dict]:
 
 
 def change_pages(model: Model) -> dict[str, str]:
-    """The "what changed" pages of :func:`harmony.diff.version_pages` (reST, one per
-    version of a revision): file name -> text."""
-    return dict(sorted(diff.version_pages(model).items()))
+    """The "what changed" pages (reST, one per version a revision declares): each revised
+    cell beside the text it amends, word by word (:func:`views.version_views`)."""
+    template = environment().get_template("version.rst.j2")
+    return {f"{v['file']}.rst": template.render(version=v) for v in views.version_views(model)}
 
 
 # ------------------------------------------------------------------ staging

@@ -449,3 +449,85 @@ def scoreboard_view(scenarios: list[dict]) -> dict:
                          "split": len(set(words.values())) > 1})
     return {"columns": columns, "rows": rows,
             "splits": sum(1 for r in rows if r["split"])}
+
+
+# ------------------------------------------------------------------ what changed
+def version_file(src: Source, version: str) -> str:
+    """The page name of one version of a revision (``changes-rev-0-1``).
+
+    >>> version_file(Source(key="REV", title="R", author="A", year=2013), "0.1")
+    'changes-rev-0-1'
+    """
+    return f"changes-{src.key.lower()}-" + "".join(ch if ch.isalnum() else "-" for ch in version)
+
+
+def _plain(model: Model, cell: Cell | None) -> str:
+    from ..diff.rst import plain_cell_text
+    return " ".join((plain_cell_text(model, cell, cell.text) or "").split()) if cell else ""
+
+
+def change_view(model: Model, cell: Cell, old: Cell | None, old_model: Model | None,
+                against: str, base: str | None = None) -> dict:
+    """One revised cell on a version page: the text it amends (the cells its relation names,
+    or the same cell at the previous version) and its own, as word-level pieces
+    (:func:`harmony.diff.words.word_diff`, as ``harmony diff`` computes them)."""
+    from ..diff.words import word_diff
+    clause = model.clauses[cell.clause_id]
+    rel = cell.relation
+    view = {"id": clause.id, "title": clause.title or clause.aspect, "cell": anchor_of(clause.id, cell.source),
+            "source": cell.source, "status": cell.status,
+            "status_label": STATUS_LABELS.get(cell.status, cell.status),
+            "relation": rel.type if rel else None, "targets": list(rel.clauses) if rel else [],
+            "changed": cell.changed.note if cell.changed else None, "pairs": []}
+    new_text = _plain(model, cell)
+    if old is not None:
+        olds = [(f"{clause.id}@{cell.source}", f"{cell.source}, {against}", _plain(old_model, old))]
+    else:
+        olds = []
+        for target in (rel.clauses if rel and rel.type != "adds" else []):
+            ref = target if "@" in target or not base else f"{target}@{base}"
+            tcell = model.cell(ref)
+            target = ref
+            if tcell is not None:
+                label = model.sources[tcell.source].label if tcell.source in model.sources else tcell.source
+                olds.append((target, label, _plain(model, tcell)))
+    for target, label, old_text in olds:
+        view["pairs"].append({"old_cell": target, "old_label": label, "pieces": word_diff(old_text, new_text)})
+    if not olds:
+        view["pairs"].append({"old_cell": None, "old_label": None, "pieces": [("equal", new_text)]})
+    return view
+
+
+def version_views(model: Model) -> list[dict]:
+    """A page per version every revision declares: the first against its base (each
+    revised cell beside the text it amends), a later one against the version before it
+    (read from git history by :func:`harmony.diff.versions.model_at_version`; when
+    history is not at hand, against what the cells amend)."""
+    from ..diff.versions import model_at_version
+    out = []
+    for key in sorted(model.sources):
+        src = model.sources[key]
+        for i, v in enumerate(src.versions):
+            at = model_at_version(model, src, v.version) or model
+            cells = [c for cl in sorted(at.clauses.values(), key=lambda c: c.id)
+                     for k, c in sorted(cl.cells.items()) if k == key and c.covered]
+            prev_model, prev_version = None, None
+            if i == 0:
+                base = model.sources[src.base].title if src.base in model.sources else "its base"
+                intro = (f"What version {v.version} adds to or changes in {base}: each revised "
+                         "rule beside the text it amends, words taken out struck through and "
+                         "words put in underlined.")
+                chosen = [c for c in cells if c.relation is not None]
+            else:
+                prev_version = src.versions[i - 1].version
+                prev_model = model_at_version(model, src, prev_version)
+                intro = (f"What changed since version {prev_version}: each cell that records a "
+                         f"change in {v.version}, beside what it was (or what it amends).")
+                chosen = [c for c in cells if c.changed and c.changed.version == v.version]
+            items = []
+            for c in chosen:
+                old = prev_model.cell(f"{c.clause_id}@{key}") if prev_model is not None else None
+                items.append(change_view(at, c, old, prev_model, f"version {prev_version}", src.base))
+            out.append({"file": version_file(src, v.version), "title": f"{src.title} {v.version} ({v.date})",
+                        "note": v.note, "intro": intro, "items": items})
+    return out
