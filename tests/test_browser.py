@@ -315,3 +315,29 @@ def test_the_scoreboard_highlights_splits_and_keeps_questions_in_view(browser, b
         page.screenshot(path=str(shots / "scoreboard-phone.png"), full_page=False)
     finally:
         context.close()
+
+
+def test_a_phone_compares_two_rulebooks_side_by_side(browser, base_url, shots, model):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        topic = max(model.topics_in_order(), key=lambda t: len(t.sources))
+        keys = list(topic.sources)
+        page.goto(f"{base_url}topics/{topic.id}.html")
+        page.locator(".hm-compare-toggle").first.check()
+        page.locator("select.hm-compare-a").first.select_option(keys[1])
+        page.locator("select.hm-compare-b").first.select_option(keys[-1])
+        row = page.locator("tr.hm-row").first
+        left = row.locator(f'td[data-col="{keys[1]}"]').bounding_box()
+        right = row.locator(f'td[data-col="{keys[-1]}"]').bounding_box()
+        assert abs(left["y"] - right["y"]) < 2 and left["x"] + left["width"] <= right["x"] + 1
+        assert right["x"] + right["width"] <= 391
+        for other in keys[:1] + keys[2:-1]:
+            assert row.locator(f'td[data-col="{other}"]').is_hidden()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.screenshot(path=str(shots / "topic-compare-phone.png"), full_page=False)
+        # comparing is not remembered: leaving it shows the reader's own choice again
+        page.locator(".hm-compare-toggle").first.uncheck()
+        assert row.locator(f'td[data-col="{keys[0]}"]').is_visible()
+    finally:
+        context.close()
