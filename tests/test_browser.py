@@ -341,3 +341,32 @@ def test_a_phone_compares_two_rulebooks_side_by_side(browser, base_url, shots, m
         assert row.locator(f'td[data-col="{keys[0]}"]').is_visible()
     finally:
         context.close()
+
+
+def test_hex_letters_are_never_under_a_counter(page, base_url, model, shots):
+    overlap = """() => {
+      const out = [];
+      for (const svg of document.querySelectorAll('figure.hm-diagram svg')) {
+        const counters = [...svg.querySelectorAll('g.hm-unit rect, g.hm-marker rect')]
+          .map(r => r.getBoundingClientRect());
+        for (const t of svg.querySelectorAll('text.hm-hex-label')) {
+          const a = t.getBoundingClientRect();
+          for (const b of counters) {
+            if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1)
+              out.push(t.textContent);
+          }
+        }
+      }
+      return out;
+    }"""
+    labelled = 0
+    for sid in sorted(model.scenarios):
+        page.goto(f"{base_url}examples/{sid}.html")
+        labelled += page.locator("text.hm-hex-label").count()
+        assert page.evaluate(overlap) == [], sid
+        keys = page.locator("figure.hm-diagram ul.hm-unit-key")
+        assert keys.count() == page.locator("figure.hm-diagram").count()
+        assert keys.first.is_visible()
+    assert labelled > 0
+    page.goto(f"{base_url}examples/rev-figure-1.html")
+    page.locator("figure.hm-diagram").first.screenshot(path=str(shots / "example-figure.png"))

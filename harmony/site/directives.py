@@ -510,15 +510,63 @@ class HarmonyScenario(DataDirective):
             self.note("scenario", sc["id"], f"scenario-{sc['id']}", sc["title"])
         out: list[nodes.Node] = [element("span", {}, ids=[f"scenario-{sc['id']}"])]
         for fig in sc.get("figures", []):
-            figure = element("figure", {}, classes=["hm-diagram"])
+            fid = f"figure-{fig['number']}" if fig.get("number") else None
+            figure = element("figure", {}, ids=[fid] if fid else [], classes=["hm-diagram"])
             figure += svg(fig["svg"])
             if fig.get("caption"):
                 figure += element("figcaption", {}, nodes.Text(fig["caption"]))
+            if fig.get("key"):
+                figure += unit_key(fig["key"])
             out.append(figure)
         matrix = sc.get("matrix")
         if matrix:
             out.append(outcome_table(sc, matrix))
         return out
+
+
+def unit_key(units: list[dict]) -> nodes.Node:
+    """The key under a diagram: each counter's hex, kind and the unit's name, visible on
+    any screen (not only on hover)."""
+    ul = element("ul", {}, classes=["hm-unit-key"])
+    for u in units:
+        li = element("li", {"data-unit": u["id"]})
+        li += element("span", {}, nodes.Text(u["at"]), classes=["hm-key-hex"])
+        li += nodes.Text(" ")
+        li += element("span", {}, nodes.Text(u["kind"]), classes=["hm-key-kind"])
+        extra = [] if u.get("face", "up") == "up" else [f"face {u['face']}"]
+        extra += [f"{m} marker" for m in u.get("markers", [])]
+        li += nodes.Text(f" {u['name']} ({u['side']})" + (f", {', '.join(extra)}" if extra else ""))
+        ul += li
+    return ul
+
+
+def named(text: str, names: dict) -> str:
+    """Unit ids in an engine's text replaced by the names the scenario gives.
+
+    >>> named("soviet-mg is not spotted; soviet-mg-2 is", {"soviet-mg": "the MG company"})
+    'the MG company is not spotted; soviet-mg-2 is'
+    """
+    for uid in sorted(names, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(uid)}(?![\w-])", lambda _m, name=names[uid]: name, text)
+    return text
+
+
+class HarmonySteps(DataDirective):
+    """Every step's narrative, numbered, each with the figure that shows it."""
+
+    def run(self):
+        ol = element("ol", {}, classes=["hm-steps"])
+        for step in self.data():
+            li = element("li", {"value": str(step["number"])}, ids=[f"step-{step['number']}"])
+            para = nodes.paragraph("", "")
+            if step.get("note"):
+                para += nodes.Text(step["note"] + " ")
+            ref = nodes.reference("", f"Figure {step['figure']}", refid=f"figure-{step['figure']}")
+            para += nodes.inline("", "", nodes.Text("(" if step.get("own_figure") else "(as in "), ref,
+                                 nodes.Text(")"), classes=["hm-figref"])
+            li += para
+            ol += li
+        return [ol]
 
 
 def outcome_table(sc: dict, matrix: dict) -> nodes.Node:
@@ -530,10 +578,17 @@ def outcome_table(sc: dict, matrix: dict) -> nodes.Node:
         head += element("th", {"scope": "col", "data-col": rs["key"]}, nodes.Text(rs["label"]))
     table += element("thead", {}, head)
     body = element("tbody", {})
+    figures = {str(s["number"] - 1): s["figure"] for s in sc.get("steps", [])}
+    names = sc.get("names", {})
     for row in matrix["rows"]:
         tr = element("tr", {})
         th = element("th", {"scope": "row"})
-        th += nodes.paragraph("", "", nodes.strong(row["step_label"], row["step_label"]))
+        label = nodes.paragraph("", "", nodes.strong(row["step_label"], row["step_label"]))
+        if row["step"] in figures:
+            n = figures[row["step"]]
+            label += nodes.Text(", ")
+            label += nodes.reference("", f"Figure {n}", refid=f"figure-{n}", classes=["hm-figref"])
+        th += label
         th += nodes.paragraph(row["question"], row["question"])
         tr += th
         for cell in row["cells"]:
@@ -542,13 +597,14 @@ def outcome_table(sc: dict, matrix: dict) -> nodes.Node:
             if cell.get("missing"):
                 td += nodes.paragraph("", "not decided", classes=["hm-nil"])
             else:
-                td += nodes.paragraph("", "", nodes.strong(cell["actual"], cell["actual"]),
-                                      classes=["hm-ruling"])
+                actual = named(cell["actual"], names)
+                td += nodes.paragraph("", "", nodes.strong(actual, actual), classes=["hm-ruling"])
                 if not cell.get("ok", True):
                     text = f"expected: {cell['expected']}"
                     td += nodes.paragraph(text, text, classes=["hm-expected"])
                 if cell.get("detail"):
-                    td += nodes.paragraph(cell["detail"], cell["detail"], classes=["hm-detail"])
+                    detail = named(cell["detail"], names)
+                    td += nodes.paragraph(detail, detail, classes=["hm-detail"])
                 if cell.get("reasons"):
                     para = nodes.paragraph("", "", nodes.Text("decided by "), classes=["hm-reasons"])
                     for i, cid in enumerate(cell["reasons"]):
@@ -688,6 +744,7 @@ DIRECTIVES = {
     "harmony-link": HarmonyHtmlFile,
     "harmony-scoreboard": HarmonyScoreboard,
     "harmony-change": HarmonyChange,
+    "harmony-steps": HarmonySteps,
 }
 
 

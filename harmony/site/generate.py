@@ -34,7 +34,7 @@ import jinja2
 from .. import cards, diff, resources, scenario
 from ..model import Citation, Model
 from . import views
-from .figures import scenario_figures
+from .figures import scenario_figures, step_list, unit_name
 
 TEMPLATES = resources.templates() / "site"
 SITE = resources.site_sources()
@@ -87,7 +87,8 @@ def scenario_view(model: Model, sid: str) -> dict:
             "cite": views.cite_view(model, _cite(d["cite"])) if isinstance(d.get("cite"), dict) else None,
             "clauses": [c for c in d.get("clauses") or [] if isinstance(c, str) and ID.match(c)],
             "used_by": sorted(c.id for c in model.clauses.values() if sid in c.scenarios),
-            "rulesets": rulesets, "figures": scenario_figures(sc),
+            "rulesets": rulesets, "figures": scenario_figures(sc), "steps": step_list(sc),
+            "names": {str(u.get("id")): unit_name(u) for u in d.get("units") or [] if isinstance(u, dict)},
             "matrix": outcome_matrix(model, scenario.run_scenario(model, sid))}
     return view
 
