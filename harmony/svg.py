@@ -108,10 +108,6 @@ def draw(state: dict, id_prefix: str = "hm") -> str:
         colour = HEXSIDE_STROKE.get(side.get("type"), "#444")
         out.append(f'<line x1="{n(x1)}" y1="{n(y1)}" x2="{n(x2)}" y2="{n(y2)}" stroke="{colour}" '
                    'stroke-width="4" stroke-linecap="round"/>')
-    for lab, letter in sorted(labels.items()):
-        cx, cy = _xy(lab, origin)
-        out.append(f'<text x="{n(cx - SIZE * 0.55)}" y="{n(cy + 5)}" font-size="15" '
-                   f'font-weight="bold" fill="#000" text-anchor="middle">{escape(str(letter))}</text>')
     out.append("</g>")
     # Registration markers: a diamond at the lower right of the hex, numbered after the
     # registering unit's place in the list (its name in the tooltip), under any unit there.
@@ -168,5 +164,13 @@ def draw(state: dict, id_prefix: str = "hm") -> str:
                        f'fill="#f1c40f" stroke="#7d6608"/><text x="{n(mx)}" y="{n(my + 3)}" '
                        f'font-size="7" text-anchor="middle" fill="#000">{escape(text)}</text></g>')
         out.append("</g>")
+    # Hex letters go on top, left of where a counter stands and haloed in white, so no
+    # counter, path or line ever hides them.
+    for lab, letter in sorted(labels.items()):
+        cx, cy = _xy(lab, origin)
+        size = 14 if len(str(letter)) == 1 else 11
+        out.append(f'<text class="hm-hex-label" x="{n(cx - SIZE * 0.5 - 2)}" y="{n(cy + 5)}" '
+                   f'font-size="{size}" font-weight="bold" fill="#000" stroke="#fff" stroke-width="3" '
+                   f'paint-order="stroke" text-anchor="end">{escape(str(letter))}</text>')
     out.append("</svg>")
     return "".join(out)

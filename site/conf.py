@@ -35,3 +35,7 @@ html_use_index = True
 html_domain_indices = False
 html_permalinks = True
 html_search_language = "en"
+# search ranks rows and topic pages first (an absolute path: Sphinx reads it from the
+# staged source folder otherwise)
+html_search_scorer = str(__import__("pathlib").Path(__file__).resolve().parent / "_static"
+                         / "harmony-search.js")

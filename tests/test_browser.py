@@ -161,3 +161,209 @@ def test_print_stylesheet_drops_navigation_and_chooser(page, base_url, model):
     assert page.locator("div.sphinxsidebar").is_hidden()
     assert page.locator("fieldset.hm-chooser").is_hidden()
     assert page.locator("table.hm-harmony").is_visible()
+
+
+# ---------------------------------------------------------------- issue 14: the site as readers use it
+WIDTHS = (390, 768, 1024, 1400, 2560)
+
+
+def built_pages(site) -> list[str]:
+    """Every HTML page of the built site a reader can reach (the standalone print pages
+    are laid out for paper and have their own tests)."""
+    return sorted(p.relative_to(site.out).as_posix() for p in site.out.rglob("*.html")
+                  if not p.relative_to(site.out).as_posix().startswith(("print/", "_")))
+
+
+def search(page, base_url, query: str) -> list[str]:
+    page.goto(f"{base_url}search.html?q={query}")
+    page.locator("#search-results ul.search li").first.wait_for(timeout=20000)
+    page.wait_for_function("document.querySelector('#search-results h2').innerText.includes('Results')")
+    links = page.locator("#search-results ul.search li > a")
+    return [links.nth(i).get_attribute("href") for i in range(links.count())]
+
+
+@pytest.mark.parametrize("width", WIDTHS)
+def test_no_page_is_wider_than_the_window(browser, base_url, site, width):
+    pages = built_pages(site)
+    assert len(pages) > 30
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    wide = {}
+    try:
+        for rel in pages:
+            page.goto(base_url + rel)
+            scroll = page.evaluate("document.documentElement.scrollWidth")
+            if scroll > width:
+                wide[rel] = scroll
+    finally:
+        context.close()
+    assert wide == {}, f"pages wider than a {width} px window: {wide}"
+
+
+def test_search_for_a_clause_id_opens_its_row(page, base_url, shots):
+    hrefs = search(page, base_url, "spotting.recording")
+    assert hrefs[0] == "topics/spotting.html#spotting.recording", hrefs[:5]
+    page.locator("#search-results ul.search li > a").first.click()
+    page.wait_for_url("**/topics/spotting.html#spotting.recording")
+    row = page.locator('tr.hm-row[id="spotting.recording"]')
+    assert row.count() == 1
+    top = page.evaluate("document.getElementById('spotting.recording').getBoundingClientRect().top")
+    assert 0 <= top < 900
+    assert page.evaluate("document.querySelector(':target') === document.getElementById('spotting.recording')")
+    page.screenshot(path=str(shots / "search-landed.png"), full_page=False)
+
+
+def test_search_for_a_cell_id_opens_the_cell(page, base_url):
+    hrefs = search(page, base_url, "spotting.recording@PL")
+    assert hrefs[0] == "topics/spotting.html#spotting.recording@PL", hrefs[:5]
+
+
+def test_search_for_spotted_lands_on_existing_anchors_and_topics_first(page, base_url, shots):
+    hrefs = search(page, base_url, "spotted")
+    page.screenshot(path=str(shots / "search-spotted.png"), full_page=False)
+    assert hrefs[0] == "glossary.html#term-spotted", hrefs[:5]
+    assert "topics/spotting.html#spotting.spotted" in hrefs[:3], hrefs[:5]
+    # every result with an anchor opens an element that exists on its page
+    anchored = [h for h in hrefs if "#" in h]
+    assert len(anchored) >= 2
+    for href in anchored:
+        doc, anchor = href.split("#", 1)
+        page.goto(base_url + href)
+        assert page.evaluate("(id) => document.getElementById(id) !== null", anchor), href
+    # whole pages: the topic pages, where the rules are, come before the worked examples
+    pages = [h for h in hrefs if "#" not in h]
+    first_topic = next(i for i, h in enumerate(pages) if h.startswith("topics/"))
+    examples = [i for i, h in enumerate(pages) if h.startswith("examples/")]
+    assert not examples or first_topic < examples[0], pages
+
+
+def test_every_cell_has_a_copy_link_to_itself(browser, base_url, model):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    context.grant_permissions(["clipboard-read", "clipboard-write"])
+    page = context.new_page()
+    try:
+        topic = model.topics_in_order()[0]
+        page.goto(f"{base_url}topics/{topic.id}.html")
+        cells = page.locator("td.hm-cell")
+        links = page.locator("td.hm-cell a.hm-copy-link")
+        assert cells.count() == links.count() > 0
+        first = cells.first.get_attribute("id")
+        assert links.first.get_attribute("href") == f"#{first}"
+        links.first.click()
+        copied = page.evaluate("navigator.clipboard.readText()")
+        assert copied == f"{base_url}topics/{topic.id}.html#{first}"
+        assert links.first.text_content() == "link copied"
+    finally:
+        context.close()
+
+
+def test_hiding_columns_gives_their_room_to_the_others(page, base_url, shots, model):
+    topic = max(model.topics_in_order(), key=lambda t: len(t.sources))
+    page.goto(f"{base_url}topics/{topic.id}.html")
+    keys = list(topic.sources)
+    assert len(keys) >= 3
+    for key in keys[1:-1]:
+        page.locator(f'fieldset.hm-chooser input[data-col="{key}"]').first.uncheck()
+    table = page.locator("table.hm-harmony").first
+    width = table.bounding_box()["width"]
+    row = table.locator("tr.hm-row").first
+    shown = [row.locator(f'td[data-col="{k}"]').bounding_box() for k in (keys[0], keys[-1])]
+    head = row.locator("th.hm-rowhead").bounding_box()
+    used = head["width"] + sum(c["width"] for c in shown)
+    assert used > width - 4, (used, width)   # no blank room kept for the hidden columns
+    page.screenshot(path=str(shots / "topic-two-columns.png"), full_page=False)
+    for key in keys[1:-1]:
+        page.locator(f'fieldset.hm-chooser input[data-col="{key}"]').first.check()
+
+
+def test_outcome_tables_keep_the_question_in_view(browser, base_url, model):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        sid = max(model.scenarios, key=lambda s: len(model.scenarios[s].data.get("rulesets") or []))
+        page.goto(f"{base_url}examples/{sid}.html")
+        box = page.locator("table.hm-outcomes").first.locator("xpath=..")
+        question = page.locator("table.hm-outcomes tbody th[scope=row]").first
+        before = question.bounding_box()["x"]
+        box.evaluate("el => { el.scrollLeft = el.scrollWidth; }")
+        assert box.evaluate("el => el.scrollLeft") > 0   # the table does scroll sideways here
+        assert abs(question.bounding_box()["x"] - before) < 2
+    finally:
+        context.close()
+
+
+def test_the_scoreboard_highlights_splits_and_keeps_questions_in_view(browser, base_url, shots):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(f"{base_url}examples/index.html")
+        board = page.locator("table.hm-scoreboard")
+        board.scroll_into_view_if_needed()
+        split = board.locator("tr.hm-split td.hm-word").first
+        even = board.locator("tbody tr:not(.hm-split) td.hm-word").first
+        colour = "el => getComputedStyle(el).backgroundColor"
+        assert split.evaluate(colour) != even.evaluate(colour)
+        box = board.locator("xpath=..")
+        question = board.locator("tbody th[scope=row]").first
+        x = question.bounding_box()["x"]
+        box.evaluate("el => { el.scrollLeft = el.scrollWidth; }")
+        assert abs(question.bounding_box()["x"] - x) < 6   # stays put (give or take its border)
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.screenshot(path=str(shots / "scoreboard-phone.png"), full_page=False)
+    finally:
+        context.close()
+
+
+def test_a_phone_compares_two_rulebooks_side_by_side(browser, base_url, shots, model):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        topic = max(model.topics_in_order(), key=lambda t: len(t.sources))
+        keys = list(topic.sources)
+        page.goto(f"{base_url}topics/{topic.id}.html")
+        page.locator(".hm-compare-toggle").first.check()
+        page.locator("select.hm-compare-a").first.select_option(keys[1])
+        page.locator("select.hm-compare-b").first.select_option(keys[-1])
+        row = page.locator("tr.hm-row").first
+        left = row.locator(f'td[data-col="{keys[1]}"]').bounding_box()
+        right = row.locator(f'td[data-col="{keys[-1]}"]').bounding_box()
+        assert abs(left["y"] - right["y"]) < 2 and left["x"] + left["width"] <= right["x"] + 1
+        assert right["x"] + right["width"] <= 391
+        for other in keys[:1] + keys[2:-1]:
+            assert row.locator(f'td[data-col="{other}"]').is_hidden()
+        assert page.evaluate("document.documentElement.scrollWidth") <= 390
+        page.screenshot(path=str(shots / "topic-compare-phone.png"), full_page=False)
+        # comparing is not remembered: leaving it shows the reader's own choice again
+        page.locator(".hm-compare-toggle").first.uncheck()
+        assert row.locator(f'td[data-col="{keys[0]}"]').is_visible()
+    finally:
+        context.close()
+
+
+def test_hex_letters_are_never_under_a_counter(page, base_url, model, shots):
+    overlap = """() => {
+      const out = [];
+      for (const svg of document.querySelectorAll('figure.hm-diagram svg')) {
+        const counters = [...svg.querySelectorAll('g.hm-unit rect, g.hm-marker rect')]
+          .map(r => r.getBoundingClientRect());
+        for (const t of svg.querySelectorAll('text.hm-hex-label')) {
+          const a = t.getBoundingClientRect();
+          for (const b of counters) {
+            if (a.left < b.right - 1 && b.left < a.right - 1 && a.top < b.bottom - 1 && b.top < a.bottom - 1)
+              out.push(t.textContent);
+          }
+        }
+      }
+      return out;
+    }"""
+    labelled = 0
+    for sid in sorted(model.scenarios):
+        page.goto(f"{base_url}examples/{sid}.html")
+        labelled += page.locator("text.hm-hex-label").count()
+        assert page.evaluate(overlap) == [], sid
+        keys = page.locator("figure.hm-diagram ul.hm-unit-key")
+        assert keys.count() == page.locator("figure.hm-diagram").count()
+        assert keys.first.is_visible()
+    assert labelled > 0
+    page.goto(f"{base_url}examples/rev-figure-1.html")
+    page.locator("figure.hm-diagram").first.screenshot(path=str(shots / "example-figure.png"))

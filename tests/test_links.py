@@ -76,3 +76,32 @@ def test_the_link_checker_sees_a_broken_anchor(tmp_path):
     page.feed('<p id="a">x</p><a href="#a">ok</a><a href="#b">bad</a>')
     missing = [l for l in page.links if urldefrag(l)[1] not in page.ids]
     assert missing == ["#b"]
+
+
+def search_object_links(index: dict) -> list[tuple[str, str]]:
+    """Every search object's (page, anchor) as Sphinx's search page builds its link."""
+    out = []
+    for prefix, entries in index["objects"].items():
+        for doc, typ, _prio, anchor, name in entries:
+            fullname = f"{prefix}.{name}" if prefix else name
+            if anchor == "":
+                anchor = fullname
+            elif anchor == "-":
+                anchor = index["objnames"][str(typ)][1] + "-" + fullname
+            out.append((index["docnames"][doc], html.unescape(anchor)))
+    return out
+
+
+def test_every_search_result_opens_an_element_that_exists(pages):
+    """Search hits on clause rows, cells, glossary terms and examples land on their element."""
+    import json
+    out, parsed = pages
+    text = (out / "searchindex.js").read_text("utf-8")
+    index = json.loads(text[text.index("(") + 1:text.rindex(")")])
+    links = search_object_links(index)
+    kinds = {index["objnames"][str(t)][1] for e in index["objects"].values() for _d, t, *_ in e}
+    assert {"clause", "cell", "term", "scenario"} <= kinds
+    assert len(links) > 100
+    missing = [f"{doc}.html#{anchor}" for doc, anchor in links
+               if anchor not in parsed[(out / f"{doc}.html").resolve()].ids]
+    assert missing == []

@@ -67,6 +67,20 @@ def inline(text: str | None, ctx: dict) -> list[nodes.Node]:
     return out
 
 
+def without_footnotes(text: str) -> str:
+    """Text with its footnote marks taken out (for a page that does not print the notes).
+
+    >>> without_footnotes("Woods.[^rev-1] A unit[^x] hides.")
+    'Woods. A unit hides.'
+    """
+    out, last = [], 0
+    for m in iter_marks(text):
+        if m.kind == "footnote":
+            out.append(text[last:m.start])
+            last = m.end
+    return "".join(out) + text[last:]
+
+
 def paragraphs(text: str | None, ctx: dict, classes: list[str] | None = None,
                lead: list[nodes.Node] | None = None) -> list[nodes.paragraph]:
     """Text split into paragraphs at blank lines; ``lead`` nodes open the first one."""
@@ -119,6 +133,13 @@ def relation(rel: dict, base_label: str | None = None) -> nodes.paragraph:
     return para
 
 
+def copy_link(anchor: str, label: str) -> nodes.reference:
+    """A permalink to ``anchor`` that the site's script turns into a "copy link" button
+    (without script it is still the link); kept out of the search index."""
+    return nodes.reference("", "copy link", refid=anchor, classes=["hm-copy-link", "no-search"],
+                           reftitle=f"Copy a link to {label}")
+
+
 def cell_body(cell: dict, with_status: bool = True) -> list[nodes.Node]:
     """What a cell shows: status, text, relation, reading note, parameters, citation, change."""
     out: list[nodes.Node] = []
@@ -131,6 +152,9 @@ def cell_body(cell: dict, with_status: bool = True) -> list[nodes.Node]:
         head += nodes.Text(" ")
         head += nodes.inline("", "", nodes.Text("option "), nodes.literal(cell["option"], cell["option"]),
                              classes=["hm-option"])
+    if cell.get("anchor"):
+        head += nodes.Text(" ")
+        head += copy_link(cell["anchor"], cell["anchor"])
     if len(head):
         out.append(head)
     if cell["status"] == "not-covered":
@@ -467,17 +491,19 @@ class HarmonyTerm(DataDirective):
 
 
 class HarmonyDifferences(DataDirective):
-    """One topic's rows where the rulebooks disagree, with each column's status."""
+    """One topic's rows where the rulebooks disagree: how they differ, in sentences made from
+    the parameters' words, beside each rulebook's own text (linked to its cell)."""
 
     def run(self):
         topic = self.data()
-        table = element("table", {}, classes=["hm-differences"])
+        table = element("table", {"data-columns": " ".join(c["key"] for c in topic["columns"])},
+                        classes=["hm-differences"])
         table += element("caption", {}, nodes.Text(f"{topic['title']}: rows where the rulebooks differ"))
         head = element("tr", {})
         head += element("th", {"scope": "col"}, nodes.Text("Row"))
+        head += element("th", {"scope": "col"}, nodes.Text("How they differ"), classes=["hm-how"])
         for col in topic["columns"]:
             head += element("th", {"scope": "col", "data-col": col["key"]}, nodes.Text(col["label"]))
-        head += element("th", {"scope": "col"}, nodes.Text("Differs in"))
         table += element("thead", {}, head)
         body = element("tbody", {})
         for row in topic["rows"]:
@@ -486,15 +512,22 @@ class HarmonyDifferences(DataDirective):
             th += nodes.paragraph("", "", xref("clause", row["id"], nodes.inline(row["title"], row["title"])))
             th += nodes.paragraph("", "", nodes.literal(row["id"], row["id"]), classes=["hm-clause-id"])
             tr += th
+            how = element("td", {}, classes=["hm-how"])
+            ul = element("ul", {}, classes=["hm-sentences"])
+            for sentence in row["sentences"]:
+                ul += element("li", {}, nodes.Text(sentence))
+            how += ul
+            tr += how
             for cell in row["cells"]:
-                td = element("td", {"data-col": cell["source"]})
+                td = element("td", {"data-col": cell["source"], "data-label": cell["label"]},
+                             classes=["hm-diff-cell", f"hm-status-{cell['status']}"])
                 target = f"{row['id']}@{cell['source']}"
-                td += nodes.paragraph("", "", xref("cell", target, badge(cell["status"], cell["status_label"])))
-                for name, value in cell["params"].items():
-                    td += nodes.paragraph("", "", nodes.literal(name, name), nodes.Text(" = " + value),
-                                          classes=["hm-params"])
+                td += nodes.paragraph("", "", xref("cell", target, badge(cell["status"], cell["status_label"]),
+                                                   title=f"{row['id']} in {cell['label']}"),
+                                      classes=["hm-cell-head"])
+                if cell["status"] != "not-covered" and cell.get("text"):
+                    td.extend(paragraphs(without_footnotes(cell["text"]), cell, ["hm-text"]))
                 tr += td
-            tr += element("td", {}, nodes.Text(", ".join(row["differs_in"])))
             body += tr
         table += body
         return [element("div", {}, table, classes=["hm-scroll"])]
@@ -505,18 +538,67 @@ class HarmonyScenario(DataDirective):
 
     def run(self):
         sc = self.data()
-        self.note("scenario", sc["id"], f"scenario-{sc['id']}", sc["title"])
+        if "matrix" not in sc:   # the outcomes block of the same example is not a second object
+            self.note("scenario", sc["id"], f"scenario-{sc['id']}", sc["title"])
         out: list[nodes.Node] = [element("span", {}, ids=[f"scenario-{sc['id']}"])]
         for fig in sc.get("figures", []):
-            figure = element("figure", {}, classes=["hm-diagram"])
+            fid = f"figure-{fig['number']}" if fig.get("number") else None
+            figure = element("figure", {}, ids=[fid] if fid else [], classes=["hm-diagram"])
             figure += svg(fig["svg"])
             if fig.get("caption"):
                 figure += element("figcaption", {}, nodes.Text(fig["caption"]))
+            if fig.get("key"):
+                figure += unit_key(fig["key"])
             out.append(figure)
         matrix = sc.get("matrix")
         if matrix:
             out.append(outcome_table(sc, matrix))
         return out
+
+
+def unit_key(units: list[dict]) -> nodes.Node:
+    """The key under a diagram: each counter's hex, kind and the unit's name, visible on
+    any screen (not only on hover)."""
+    ul = element("ul", {}, classes=["hm-unit-key"])
+    for u in units:
+        li = element("li", {"data-unit": u["id"]})
+        li += element("span", {}, nodes.Text(u["at"]), classes=["hm-key-hex"])
+        li += nodes.Text(" ")
+        li += element("span", {}, nodes.Text(u["kind"]), classes=["hm-key-kind"])
+        extra = [] if u.get("face", "up") == "up" else [f"face {u['face']}"]
+        extra += [f"{m} marker" for m in u.get("markers", [])]
+        li += nodes.Text(f" {u['name']} ({u['side']})" + (f", {', '.join(extra)}" if extra else ""))
+        ul += li
+    return ul
+
+
+def named(text: str, names: dict) -> str:
+    """Unit ids in an engine's text replaced by the names the scenario gives.
+
+    >>> named("soviet-mg is not spotted; soviet-mg-2 is", {"soviet-mg": "the MG company"})
+    'the MG company is not spotted; soviet-mg-2 is'
+    """
+    for uid in sorted(names, key=len, reverse=True):
+        text = re.sub(rf"(?<![\w-]){re.escape(uid)}(?![\w-])", lambda _m, name=names[uid]: name, text)
+    return text
+
+
+class HarmonySteps(DataDirective):
+    """Every step's narrative, numbered, each with the figure that shows it."""
+
+    def run(self):
+        ol = element("ol", {}, classes=["hm-steps"])
+        for step in self.data():
+            li = element("li", {"value": str(step["number"])}, ids=[f"step-{step['number']}"])
+            para = nodes.paragraph("", "")
+            if step.get("note"):
+                para += nodes.Text(step["note"] + " ")
+            ref = nodes.reference("", f"Figure {step['figure']}", refid=f"figure-{step['figure']}")
+            para += nodes.inline("", "", nodes.Text("(" if step.get("own_figure") else "(as in "), ref,
+                                 nodes.Text(")"), classes=["hm-figref"])
+            li += para
+            ol += li
+        return [ol]
 
 
 def outcome_table(sc: dict, matrix: dict) -> nodes.Node:
@@ -528,10 +610,17 @@ def outcome_table(sc: dict, matrix: dict) -> nodes.Node:
         head += element("th", {"scope": "col", "data-col": rs["key"]}, nodes.Text(rs["label"]))
     table += element("thead", {}, head)
     body = element("tbody", {})
+    figures = {str(s["number"] - 1): s["figure"] for s in sc.get("steps", [])}
+    names = sc.get("names", {})
     for row in matrix["rows"]:
         tr = element("tr", {})
         th = element("th", {"scope": "row"})
-        th += nodes.paragraph("", "", nodes.strong(row["step_label"], row["step_label"]))
+        label = nodes.paragraph("", "", nodes.strong(row["step_label"], row["step_label"]))
+        if row["step"] in figures:
+            n = figures[row["step"]]
+            label += nodes.Text(", ")
+            label += nodes.reference("", f"Figure {n}", refid=f"figure-{n}", classes=["hm-figref"])
+        th += label
         th += nodes.paragraph(row["question"], row["question"])
         tr += th
         for cell in row["cells"]:
@@ -540,13 +629,14 @@ def outcome_table(sc: dict, matrix: dict) -> nodes.Node:
             if cell.get("missing"):
                 td += nodes.paragraph("", "not decided", classes=["hm-nil"])
             else:
-                td += nodes.paragraph("", "", nodes.strong(cell["actual"], cell["actual"]),
-                                      classes=["hm-ruling"])
+                actual = named(cell["actual"], names)
+                td += nodes.paragraph("", "", nodes.strong(actual, actual), classes=["hm-ruling"])
                 if not cell.get("ok", True):
                     text = f"expected: {cell['expected']}"
                     td += nodes.paragraph(text, text, classes=["hm-expected"])
                 if cell.get("detail"):
-                    td += nodes.paragraph(cell["detail"], cell["detail"], classes=["hm-detail"])
+                    detail = named(cell["detail"], names)
+                    td += nodes.paragraph(detail, detail, classes=["hm-detail"])
                 if cell.get("reasons"):
                     para = nodes.paragraph("", "", nodes.Text("decided by "), classes=["hm-reasons"])
                     for i, cid in enumerate(cell["reasons"]):
@@ -564,6 +654,97 @@ def outcome_table(sc: dict, matrix: dict) -> nodes.Node:
                                                     "The engine could not play this: "),
                                nodes.Text(problem), classes=["hm-engine-error"])
     return out
+
+
+class HarmonyScoreboard(DataDirective):
+    """The examples' disagreement scoreboard: a question per row, a ruleset per column,
+    each ruling in a word; rows where the rulesets disagree are marked ``hm-split``."""
+
+    def run(self):
+        board = self.data()
+        table = element("table", {}, classes=["hm-outcomes", "hm-scoreboard"])
+        table += element("caption", {}, nodes.Text(
+            f"Every example question under every ruleset: {board['splits']} of "
+            f"{len(board['rows'])} split the rulesets"))
+        head = element("tr", {})
+        head += element("th", {"scope": "col"}, nodes.Text("Question"))
+        for col in board["columns"]:
+            head += element("th", {"scope": "col", "data-col": col["key"]}, nodes.Text(col["label"]))
+        table += element("thead", {}, head)
+        body = element("tbody", {})
+        for row in board["rows"]:
+            tr = element("tr", {}, classes=["hm-split"] if row["split"] else [])
+            th = element("th", {"scope": "row"})
+            th += nodes.paragraph("", "", xref("scenario", row["scenario"],
+                                               nodes.inline(row["title"], row["title"])),
+                                  nodes.Text(f", {row['step'].lower()}"), classes=["hm-board-example"])
+            th += nodes.paragraph(row["question"], row["question"])
+            tr += th
+            for col in board["columns"]:
+                word = row["words"].get(col["key"])
+                td = element("td", {"data-col": col["key"], "data-label": col["label"]},
+                             classes=["hm-word"] + ([] if word else ["hm-nil"]))
+                td += nodes.Text(word or "\u2013")
+                tr += td
+            body += tr
+        table += body
+        return [element("div", {"role": "region", "aria-label": "scoreboard", "tabindex": "0"},
+                        table, classes=["hm-scroll"])]
+
+
+class HarmonyChange(DataDirective):
+    """One revised cell on a version page: its relation (the cells it amends, as links), then
+    the text it amends and its own text side by side, words taken out marked ``<del>`` on
+    the left and words put in marked ``<ins>`` on the right."""
+
+    def run(self):
+        item = self.data()
+        box = element("div", {}, classes=["hm-change"])
+        head = nodes.paragraph("", "", classes=["hm-relation"])
+        head += badge(item["status"], item["status_label"])
+        if item.get("relation"):
+            head += nodes.Text(" ")
+            head += nodes.inline(item["relation"], item["relation"], classes=["hm-rel", f"hm-rel-{item['relation']}"])
+            for i, target in enumerate(item["targets"]):
+                head += nodes.Text(" " if i == 0 else ", ")
+                kind = "cell" if "@" in target else "clause"
+                head += xref(kind, target, nodes.literal(target, target), title=f"clause {target}")
+        box += head
+        if item.get("changed"):
+            box += nodes.paragraph("", "", nodes.strong("Changed: ", "Changed: "), nodes.Text(item["changed"]),
+                                   classes=["hm-changed"])
+        for pair in item["pairs"]:
+            sides = element("div", {}, classes=["hm-sides"])
+            if pair["old_cell"]:
+                left = element("div", {}, classes=["hm-side", "hm-side-old"])
+                left += nodes.paragraph("", "", nodes.Text("The text it amends: "),
+                                        xref("cell", pair["old_cell"], nodes.literal(pair["old_cell"], pair["old_cell"])),
+                                        classes=["hm-side-head"])
+                left += self._text(pair["pieces"], "delete")
+                sides += left
+            right = element("div", {}, classes=["hm-side", "hm-side-new"])
+            right += nodes.paragraph("", "", nodes.Text("Revised: "),
+                                     xref("cell", item["cell"], nodes.literal(item["cell"], item["cell"])),
+                                     classes=["hm-side-head"])
+            right += self._text(pair["pieces"], "insert")
+            sides += right
+            box += sides
+        return [box]
+
+    @staticmethod
+    def _text(pieces, kind: str) -> nodes.paragraph:
+        """One side of a word diff: the equal words and those of ``kind`` (marked)."""
+        para = nodes.paragraph("", "", classes=["hm-text"])
+        tag = "del" if kind == "delete" else "ins"
+        first = True
+        for op, words in pieces:
+            if op not in ("equal", kind) or not words:
+                continue
+            if not first:
+                para += nodes.Text(" ")
+            first = False
+            para += element(tag, {}, nodes.Text(words)) if op == kind else nodes.Text(words)
+        return para
 
 
 class HarmonyHtmlFile(Directive):
@@ -594,6 +775,9 @@ DIRECTIVES = {
     "harmony-differences": HarmonyDifferences,
     "harmony-scenario": HarmonyScenario,
     "harmony-link": HarmonyHtmlFile,
+    "harmony-scoreboard": HarmonyScoreboard,
+    "harmony-change": HarmonyChange,
+    "harmony-steps": HarmonySteps,
 }
 
 

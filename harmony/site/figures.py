@@ -12,9 +12,13 @@ fires, showing units where the step leaves them.
 ...     "steps": [{"note": "b moves", "move": {"unit": "b", "path": ["B2", "A2"],
 ...                "attacks": [{"at": "B2", "opfire": ["a"], "result": "none"}]}}]})
 >>> [f["caption"] for f in scenario_figures(sc)]
-['Set-up', 'Step 1: b moves']
+['Figure 1. Set-up', 'Figure 2. Step 1: b moves']
 >>> states(sc)[1]["path"], states(sc)[1]["los"]
 (['C2', 'B2', 'A2'], [['A1', 'B2']])
+>>> step_list(sc)
+[{'number': 1, 'note': 'b moves', 'figure': 2, 'own_figure': True}]
+>>> [u["name"] for u in scenario_figures(sc)[0]["key"]]
+['X gun', 'Y armoured']
 """
 from __future__ import annotations
 
@@ -24,7 +28,15 @@ from xml.sax.saxutils import escape
 
 from .. import svg
 from ..model import Scenario
-from ..steps import Fire, Move, steps_of
+from ..steps import End, Fire, Los, Move, steps_of
+
+
+def unit_name(u: dict) -> str:
+    """A unit as the scenario names it (``name``), else by its side and kind ("Soviet gun")."""
+    given = u.get("name")
+    if given and given != u.get("id"):
+        return str(given)
+    return " ".join(str(x) for x in (u.get("side"), u.get("kind")) if x) or str(u.get("id", ""))
 
 
 def _describe(data: dict, units: list[dict], path: list[str]) -> str:
@@ -40,7 +52,7 @@ def _describe(data: dict, units: list[dict], path: list[str]) -> str:
     for u in units:
         where = u.get("at")
         marks = f", markers {', '.join(sorted(u['markers']))}" if u.get("markers") else ""
-        parts.append(f"{u.get('name') or u.get('id')} ({u.get('side')} {u.get('kind')}) in {where}{marks}")
+        parts.append(f"{unit_name(u)} ({u.get('side')} {u.get('kind')}) in {where}{marks}")
     if len(path) > 1:
         parts.append("path moved: " + " to ".join(path))
     return ". ".join(parts) + "."
@@ -49,7 +61,7 @@ def _describe(data: dict, units: list[dict], path: list[str]) -> str:
 def states(sc: Scenario) -> list[dict]:
     """The set-up and the state after each move or fire step."""
     d = sc.data
-    units = [dict(u) for u in d.get("units") or []]
+    units = [dict(u, name=unit_name(u)) for u in d.get("units") or []]
     where = {u.get("id"): u for u in units}
     out = [{"map": d.get("map") or {}, "units": copy.deepcopy(units), "path": [], "los": [],
             "caption": "Set-up", "title": f"{sc.title}: set-up",
@@ -65,7 +77,9 @@ def states(sc: Scenario) -> list[dict]:
                 path = ([unit["at"]] if unit and unit.get("at") and hexes[0] != unit["at"]
                         else []) + hexes
                 for att in move.attacks:
-                    for f in att.firers:
+                    # opportunity fire needs the firer's line of sight; interdiction is
+                    # indirect (its observer, not its firer, must see), so no firer line
+                    for f in att.opfire:
                         if f in where and where[f].get("at"):
                             los.append([where[f]["at"], str(att.at)])
                 if unit:
@@ -76,20 +90,34 @@ def states(sc: Scenario) -> list[dict]:
                     if f in where and target and where[f].get("at") and target.get("at"):
                         los.append([where[f]["at"], target["at"]])
             case _:
-                continue
+                pass
+        # a question about line of sight: the line it asks about is drawn
+        los += [[str(h) for h in e.ask.between] for e in step.expect if isinstance(e.ask, Los)]
+        if not path and not los and not isinstance(step.action, Fire):
+            continue   # nothing new to draw: its questions refer to the last figure
         note = " ".join(step.note.split())
         caption = f"Step {i}" + (f": {note}" if note else "")
         out.append({"map": d.get("map") or {}, "units": copy.deepcopy(units), "path": path, "los": los,
-                    "caption": caption, "title": f"{sc.title}: step {i}",
+                    "caption": caption, "title": f"{sc.title}: step {i}", "step": i,
                     "desc": (note + " " if note else "") + _describe(d, units, path)})
     return out
 
 
+def _key(units: list[dict]) -> list[dict]:
+    """The units on the board, as the key under a diagram lists them."""
+    return [{"id": str(u.get("id", "")), "name": unit_name(u), "side": str(u.get("side", "")),
+             "kind": svg.KIND_SHORT.get(u.get("kind"), "UNIT"), "at": str(u.get("at")),
+             "face": u.get("face") or "up", "markers": sorted(u.get("markers") or [])}
+            for u in units if u.get("at") and u.get("at") != "eliminated"]
+
+
 def scenario_figures(sc: Scenario) -> list[dict]:
-    """``[{"svg": markup, "caption": text}]`` for the scenario page."""
+    """``[{"svg", "caption", "number", "key"}]`` for the scenario page: figures numbered from 1
+    (the set-up), each with the key of the units it shows."""
     figs = []
     for i, st in enumerate(states(sc)):
-        figs.append({"svg": svg.draw(st, id_prefix=f"{sc.id}-{i}"), "caption": st["caption"]})
+        figs.append({"svg": svg.draw(st, id_prefix=f"{sc.id}-{i}"), "number": i + 1,
+                     "caption": f"Figure {i + 1}. {st['caption']}", "key": _key(st["units"])})
     return figs
 
 
@@ -193,3 +221,20 @@ def _side_by_side(parts: list[str], title: str) -> str:
 
 def _num(v: float) -> str:
     return f"{v:.1f}".rstrip("0").rstrip(".")
+
+
+def step_list(sc: Scenario) -> list[dict]:
+    """Every step's narrative with the figure that shows it: its own when it moves, fires or
+    asks about a line of sight (``own_figure``), else the last figure before it."""
+    drawn = {st["step"]: k + 1 for k, st in enumerate(states(sc)) if "step" in st}
+    out, last = [], 1
+    for step in steps_of(sc).steps:
+        i = step.index + 1
+        last = drawn.get(i, last)
+        note = " ".join(step.note.split())
+        if not note:   # a step with no narrative of its own says what it does
+            note = (f"The {step.action.what} ends." if isinstance(step.action, End)
+                    else "The questions below are asked here." if step.action is None else "")
+        out.append({"number": i, "note": note, "figure": last,
+                    "own_figure": i in drawn})
+    return out

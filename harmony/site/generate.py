@@ -34,7 +34,7 @@ import jinja2
 from .. import cards, diff, resources, scenario
 from ..model import Citation, Model
 from . import views
-from .figures import referee_figures, scenario_figures
+from .figures import referee_figures, scenario_figures, step_list, unit_name
 
 TEMPLATES = resources.templates() / "site"
 SITE = resources.site_sources()
@@ -87,7 +87,8 @@ def scenario_view(model: Model, sid: str) -> dict:
             "cite": views.cite_view(model, _cite(d["cite"])) if isinstance(d.get("cite"), dict) else None,
             "clauses": [c for c in d.get("clauses") or [] if isinstance(c, str) and ID.match(c)],
             "used_by": sorted(c.id for c in model.clauses.values() if sid in c.scenarios),
-            "rulesets": rulesets}
+            "rulesets": rulesets, "steps": step_list(sc),
+            "names": {str(u.get("id")): unit_name(u) for u in d.get("units") or [] if isinstance(u, dict)}}
     result = scenario.run_scenario(model, sid)
     boards = [fig for name in rulesets for fig in referee_figures(sc, result.snapshots.get(name, []))]
     view["figures"] = scenario_figures(sc) + boards
@@ -124,6 +125,7 @@ def outcome_matrix(model: Model, result) -> dict:
         row = rows.setdefault(key, {"step": str(r.step), "step_label": label, "question": r.question,
                                     "by": {}})
         row["by"][r.ruleset] = {"ruleset": r.ruleset, "actual": _show(r.actual),
+                                "word": views.ruling_word(r.actual),
                                 "expected": _show(r.expected), "ok": bool(r.ok),
                                 "reasons": list(r.reasons), "detail": getattr(r, "detail", "") or ""}
     out_rows = []
@@ -174,7 +176,8 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None) -> di
     if revisions:
         out["revisions/index.rst"] = env.get_template("revisions-index.rst.j2").render(**ctx)
     if scenarios:
-        out["examples/index.rst"] = env.get_template("examples-index.rst.j2").render(**ctx)
+        out["examples/index.rst"] = env.get_template("examples-index.rst.j2").render(
+            scoreboard=views.scoreboard_view(scenarios), **ctx)
     out["differences.rst"] = env.get_template("differences.rst.j2").render(
         differences=views.differences_view(model), **ctx)
     out["glossary.rst"] = env.get_template("glossary.rst.j2").render(
@@ -214,9 +217,10 @@ def extra_pages(model: Model) -> dict[str, dict]:
 
 
 def change_pages(model: Model) -> dict[str, str]:
-    """The "what changed" pages of :func:`harmony.diff.version_pages` (reST, one per
-    version of a revision): file name -> text."""
-    return dict(sorted(diff.version_pages(model).items()))
+    """The "what changed" pages (reST, one per version a revision declares): each revised
+    cell beside the text it amends, word by word (:func:`views.version_views`)."""
+    template = environment().get_template("version.rst.j2")
+    return {f"{v['file']}.rst": template.render(version=v) for v in views.version_views(model)}
 
 
 # ------------------------------------------------------------------ staging

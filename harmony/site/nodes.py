@@ -38,7 +38,7 @@ class svg(nodes.General, nodes.Element):
 def visit_element_html(self, node: element) -> None:
     attrs = {k: v for k, v in node["attrs"].items() if v is not None}
     tag = node["tag"]
-    self.body.append(self.starttag(node, tag, "" if tag in ("span", "a", "label", "input",
+    self.body.append(self.starttag(node, tag, "" if tag in ("span", "a", "label", "input", "ins", "del",
                                                             "code", "sup") else "\n",
                                    empty=tag in VOID, **attrs))
 

@@ -84,10 +84,35 @@ class HarmonyDomain(Domain):
         return out
 
     def get_objects(self):
-        for (kind, name), (docname, anchor, title) in sorted(self.objects.items()):
-            if kind in ("clause", "term", "scenario"):
-                yield name, title or name, kind, docname, anchor, 1
+        """The search objects: clause rows, cells, glossary terms and scenarios.
 
+        Sphinx's search index keeps an object's anchor only when it differs from
+        the object's *name* (``''`` means "the name is the anchor", ``'-'``
+        "kind-name"), and the search page rebuilds the link from the *display*
+        name; so the name given here is always the display name, and the link
+        opens the row, the cell or the entry it names. Clauses and cells are
+        named by their ids (``spotting.recording``, ``spotting.recording@PL``),
+        which readers cite; terms and scenarios by what a reader calls them.
+        The site's scorer (``_static/harmony-search.js``) ranks cells below rows
+        unless the query names a cell.
+
+        >>> d = HarmonyDomain.__new__(HarmonyDomain)
+        >>> d.data = {"objects": {("clause", "s.rec"): ("topics/s", "s.rec", "Marking"),
+        ...     ("term", "term-spotted"): ("glossary", "term-spotted", "Spotted"),
+        ...     ("cell", "s.rec@PL"): ("topics/s", "s.rec@PL", "s.rec in PL")}}
+        >>> for o in d.get_objects(): print(o)
+        ('s.rec@PL', 's.rec@PL', 'cell', 'topics/s', 's.rec@PL', 1)
+        ('s.rec', 's.rec', 'clause', 'topics/s', 's.rec', 1)
+        ('Spotted', 'Spotted', 'term', 'glossary', 'term-spotted', 1)
+        """
+        for (kind, name), (docname, anchor, title) in sorted(self.objects.items()):
+            if kind in ("clause", "cell"):
+                shown = name
+            elif kind in ("term", "scenario"):
+                shown = title or name
+            else:
+                continue
+            yield shown, shown, kind, docname, anchor, 1
 
 def setup(app) -> None:
     app.add_domain(HarmonyDomain)

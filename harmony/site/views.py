@@ -17,8 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from .. import paramtypes
 from ..markup import marks, render_value
 from ..model import Cell, Citation, Clause, Model, Source, Topic
+from ..ruleset import OPTIONAL, Ruleset, RulesetError
 from .tables import cited_tables, mark_values, table_view
 
 #: Where a revision's own order puts each row (its papers read rule, eligibility,
@@ -283,10 +285,74 @@ def revisions(model: Model) -> list[str]:
     return keys
 
 
+def value_words(model: Model, clause: Clause, key: str, pname: str, rulesets: dict) -> str:
+    """How rulebook ``key`` sets parameter ``pname`` in a row, in the parameter's words
+    (``parameters.yaml``: ``label``/``words``): the cell's own value when it sets it
+    ("(optional)" when only its option does), else what the ruleset resolves (its base's
+    value, the default), else "not stated". ``rulesets`` caches key -> Ruleset (or None).
+
+    >>> from harmony.model import Parameter
+    >>> m = Model(sources={"PB": Source(key="PB", title="PanzerBlitz", author="AH", year=1970)},
+    ...           parameters={"spot.t": Parameter(name="spot.t", type="bool", label="Trucks may spot")})
+    >>> c = Clause(id="s.t", topic="s", aspect="rule", cells={"PB": Cell(source="PB", status="rule",
+    ...            text="Trucks spot.", params={"spot.t": True}, clause_id="s.t")})
+    >>> value_words(m, c, "PB", "spot.t", {}), value_words(m, c, "XX", "spot.t", {})
+    ('yes', 'not stated')
+    """
+    param = model.parameters.get(pname)
+    cell = clause.cells.get(key)
+    if param is None:
+        return render_value(cell.params[pname]) if cell and pname in cell.params else "not stated"
+    if cell is not None and pname in cell.params:
+        words = paramtypes.phrase(param, cell.params[pname])
+        return f"{words} (optional)" if cell.status in OPTIONAL else words
+    if key not in rulesets:
+        try:
+            rulesets[key] = Ruleset.from_model(model, key)
+        except RulesetError:
+            rulesets[key] = None
+    rs = rulesets[key]
+    setting = rs.settings.get(pname) if rs is not None else None
+    if setting is None or setting.unset:
+        return "not stated"
+    return paramtypes.phrase(param, setting.value)
+
+
+def difference_sentences(model: Model, clause: Clause, keys: list[str], differing: list[str],
+                         rulesets: dict) -> list[str]:
+    """How the rulebooks ``keys`` differ on one row, one sentence per difference:
+    "Trucks may spot: PB yes, PL no, AIW no, REV yes" for each differing parameter
+    (words from ``parameters.yaml``), the standing when it differs, and a word on the
+    texts when only they differ."""
+    out = []
+    stated = [k for k in keys if k in clause.cells and clause.cells[k].covered]
+    statuses = {k: clause.cells[k].status for k in stated}
+    if len(set(statuses.values())) > 1:
+        out.append("Standing: " + ", ".join(
+            f"{k} {STATUS_WORDS.get(v, v)}" for k, v in statuses.items()))
+    for pname in differing:
+        param = model.parameters.get(pname)
+        name = paramtypes.label(param) if param is not None else pname
+        words = {k: value_words(model, clause, k, pname, rulesets) for k in stated}
+        if len(set(words.values())) > 1:   # set in one cell, inherited alike in another: no difference
+            out.append(f"{name}: " + ", ".join(f"{k} {w}" for k, w in words.items()))
+    if not out:
+        out.append("Worded differently, the same in standing and parameters: "
+                   + ", ".join(stated))
+    return out
+
+
+#: a cell's standing, in the words of a difference sentence
+STATUS_WORDS = {"rule": "a rule", "optional": "optional", "tournament": "tournament only",
+                "nil": "no such rule", "not-covered": "silent"}
+
+
 def differences_view(model: Model) -> list[dict]:
     """Per topic, every row where the rulebooks disagree: cells of one clause that differ in
-    status, text or parameters (not-covered cells are left out of the comparison)."""
+    status, text or parameters (not-covered cells are left out of the comparison), said in
+    sentences (:func:`difference_sentences`) beside each cell's own text."""
     out = []
+    rulesets: dict = {}
     for topic in model.topics_in_order():
         rows = []
         for clause in model.clauses_of(topic.id):
@@ -303,17 +369,18 @@ def differences_view(model: Model) -> list[dict]:
                 if len({repr(v) for v in values.values()}) > 1:
                     differing.append(name)
             aspect = topic.aspect(clause.aspect)
+            row_cells = []
+            for k in topic.sources:
+                view = cell_view(model, clause, k)
+                row_cells.append({key: view[key] for key in (
+                    "source", "label", "status", "status_label", "text", "terms", "params",
+                    "option", "anchor")})
             rows.append({
                 "id": clause.id, "title": clause.title or (aspect.title if aspect else clause.aspect),
                 "aspect_title": aspect.title if aspect else clause.aspect,
-                "cells": [{"source": k, "label": model.sources[k].label if k in model.sources else k,
-                           "status": clause.cells[k].status if k in clause.cells else "not-covered",
-                           "status_label": STATUS_LABELS.get(
-                               clause.cells[k].status if k in clause.cells else "not-covered"),
-                           "params": {n: v for n, v in params_view(
-                               model, clause.cells[k].params if k in clause.cells else {}).items()
-                               if n in differing}}
-                          for k in topic.sources],
+                "sentences": difference_sentences(model, clause, list(topic.sources), differing,
+                                                  rulesets),
+                "cells": row_cells,
                 "differs_in": [w for w, test in (
                     ("status", len({c.status for c in stated}) > 1),
                     ("text", len({(c.text or "").strip() for c in stated}) > 1),
@@ -342,4 +409,130 @@ def glossary_view(model: Model) -> list[dict]:
         out.append({"term": t.term, "anchor": t.anchor, "definition": t.definition,
                     "aliases": list(t.aliases), "cite": cite_view(model, t.cite) if t.cite else None,
                     "terms": _terms(model, t.definition), "used_in": uses.get(t.anchor, [])})
+    return out
+
+
+def ruling_word(value: Any) -> str:
+    """An engine ruling in a word or two, for the examples' scoreboard.
+
+    >>> [ruling_word(v) for v in (True, False, None, [], "C3", ["spotted"], [{"drm": 0}], [{}, {}])]
+    ['yes', 'no', 'none', 'none', 'C3', 'spotted', 'open', '2 open']
+    """
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None or value == [] or value == {}:
+        return "none"
+    if isinstance(value, (list, tuple)):
+        if all(isinstance(v, dict) for v in value):
+            return "open" if len(value) == 1 else f"{len(value)} open"
+        return ", ".join(str(v) for v in value)
+    return str(value)
+
+
+def scoreboard_view(scenarios: list[dict]) -> dict:
+    """The examples' disagreement scoreboard: one row per example question, one column per
+    ruleset met in any example, each cell the ruling in a word; a row is a split when the
+    rulesets that decide it do not all say the same.
+
+    >>> sc = {"id": "x", "title": "X", "matrix": {"rulesets": [{"key": "PB", "label": "PB"}],
+    ...       "rows": [{"step_label": "Step 1", "question": "Q?", "cells": [{"ruleset": "PB", "word": "yes"}]}]}}
+    >>> board = scoreboard_view([sc])
+    >>> board["columns"], board["rows"][0]["split"], board["rows"][0]["words"]
+    ([{'key': 'PB', 'label': 'PB'}], False, {'PB': 'yes'})
+    """
+    columns: list[dict] = []
+    for sc in scenarios:
+        for rs in (sc.get("matrix") or {}).get("rulesets", []):
+            if rs["key"] not in [c["key"] for c in columns]:
+                columns.append({"key": rs["key"], "label": rs["label"]})
+    rows = []
+    for sc in scenarios:
+        for row in (sc.get("matrix") or {}).get("rows", []):
+            words = {c["ruleset"]: c["word"] for c in row["cells"] if "word" in c}
+            rows.append({"scenario": sc["id"], "title": sc["title"], "step": row["step_label"],
+                         "question": row["question"], "words": words,
+                         "split": len(set(words.values())) > 1})
+    return {"columns": columns, "rows": rows,
+            "splits": sum(1 for r in rows if r["split"])}
+
+
+# ------------------------------------------------------------------ what changed
+def version_file(src: Source, version: str) -> str:
+    """The page name of one version of a revision (``changes-rev-0-1``).
+
+    >>> version_file(Source(key="REV", title="R", author="A", year=2013), "0.1")
+    'changes-rev-0-1'
+    """
+    return f"changes-{src.key.lower()}-" + "".join(ch if ch.isalnum() else "-" for ch in version)
+
+
+def _plain(model: Model, cell: Cell | None) -> str:
+    from ..diff.rst import plain_cell_text
+    return " ".join((plain_cell_text(model, cell, cell.text) or "").split()) if cell else ""
+
+
+def change_view(model: Model, cell: Cell, old: Cell | None, old_model: Model | None,
+                against: str, base: str | None = None) -> dict:
+    """One revised cell on a version page: the text it amends (the cells its relation names,
+    or the same cell at the previous version) and its own, as word-level pieces
+    (:func:`harmony.diff.words.word_diff`, as ``harmony diff`` computes them)."""
+    from ..diff.words import word_diff
+    clause = model.clauses[cell.clause_id]
+    rel = cell.relation
+    view = {"id": clause.id, "title": clause.title or clause.aspect, "cell": anchor_of(clause.id, cell.source),
+            "source": cell.source, "status": cell.status,
+            "status_label": STATUS_LABELS.get(cell.status, cell.status),
+            "relation": rel.type if rel else None, "targets": list(rel.clauses) if rel else [],
+            "changed": cell.changed.note if cell.changed else None, "pairs": []}
+    new_text = _plain(model, cell)
+    if old is not None:
+        olds = [(f"{clause.id}@{cell.source}", f"{cell.source}, {against}", _plain(old_model, old))]
+    else:
+        olds = []
+        for target in (rel.clauses if rel and rel.type != "adds" else []):
+            ref = target if "@" in target or not base else f"{target}@{base}"
+            tcell = model.cell(ref)
+            target = ref
+            if tcell is not None:
+                label = model.sources[tcell.source].label if tcell.source in model.sources else tcell.source
+                olds.append((target, label, _plain(model, tcell)))
+    for target, label, old_text in olds:
+        view["pairs"].append({"old_cell": target, "old_label": label, "pieces": word_diff(old_text, new_text)})
+    if not olds:
+        view["pairs"].append({"old_cell": None, "old_label": None, "pieces": [("equal", new_text)]})
+    return view
+
+
+def version_views(model: Model) -> list[dict]:
+    """A page per version every revision declares: the first against its base (each
+    revised cell beside the text it amends), a later one against the version before it
+    (read from git history by :func:`harmony.diff.versions.model_at_version`; when
+    history is not at hand, against what the cells amend)."""
+    from ..diff.versions import model_at_version
+    out = []
+    for key in sorted(model.sources):
+        src = model.sources[key]
+        for i, v in enumerate(src.versions):
+            at = model_at_version(model, src, v.version) or model
+            cells = [c for cl in sorted(at.clauses.values(), key=lambda c: c.id)
+                     for k, c in sorted(cl.cells.items()) if k == key and c.covered]
+            prev_model, prev_version = None, None
+            if i == 0:
+                base = model.sources[src.base].title if src.base in model.sources else "its base"
+                intro = (f"What version {v.version} adds to or changes in {base}: each revised "
+                         "rule beside the text it amends, words taken out struck through and "
+                         "words put in underlined.")
+                chosen = [c for c in cells if c.relation is not None]
+            else:
+                prev_version = src.versions[i - 1].version
+                prev_model = model_at_version(model, src, prev_version)
+                intro = (f"What changed since version {prev_version}: each cell that records a "
+                         f"change in {v.version}, beside what it was (or what it amends).")
+                chosen = [c for c in cells if c.changed and c.changed.version == v.version]
+            items = []
+            for c in chosen:
+                old = prev_model.cell(f"{c.clause_id}@{key}") if prev_model is not None else None
+                items.append(change_view(at, c, old, prev_model, f"version {prev_version}", src.base))
+            out.append({"file": version_file(src, v.version), "title": f"{src.title} {v.version} ({v.date})",
+                        "note": v.note, "intro": intro, "items": items})
     return out
