@@ -4,7 +4,9 @@ Keys are put in the order the JSON Schema lists them (unknown keys keep their
 place after the known ones), layout is ruamel's round-trip dump with fixed
 indentation, and every comment is kept: a comment line moves with the key it
 stands above, an end-of-line comment stays on its line. Files are written
-atomically (temporary file, then rename) and only when their bytes change.
+atomically (temporary file, then rename) and only when their bytes change; the
+temporary file is removed when fmt is stopped (Ctrl-C, SIGTERM), and the one a
+killed fmt (SIGKILL) left is removed by the next run in that folder.
 """
 from __future__ import annotations
 
