@@ -433,7 +433,8 @@ def current_version(src: Source) -> str | None:
 
 def _numeric(version: str) -> tuple | None:
     parts = re.split(r"[.\-]", version)
-    return tuple(int(x) for x in parts) if all(x.isdigit() for x in parts) else None
+    ok = all(x.isdecimal() and len(x) <= 100 for x in parts)  # (not "²", not 5,000 digits)
+    return tuple(int(x) for x in parts) if ok else None
 
 
 def check_versions(model: Model, report: Report) -> None:

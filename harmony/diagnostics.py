@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 from dataclasses import dataclass, field
 
 
@@ -32,6 +33,11 @@ class Diagnostic:
     severity: str  # "error" or "warning"
     message: str
     code: str
+
+    def __post_init__(self) -> None:
+        # a value quoted in a message may hold a line break: shown escaped, the
+        # message stays one line, with its position
+        object.__setattr__(self, "message", one_line(self.message))
 
     def __str__(self) -> str:
         return f"{self.pos}: {self.severity}: {self.message} [{self.code}]"
@@ -149,6 +155,24 @@ class Report:
                         "files": self.files},
             "notes": list(self.notes),
         }, indent=2, sort_keys=True) + "\n"
+
+
+#: every character :meth:`str.splitlines` breaks a line at
+_LINE_BREAKS = {c: repr(c)[1:-1] for c in "\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029"}
+_LINE_BREAKS_RE = re.compile("[" + "".join(_LINE_BREAKS) + "]")
+
+
+def one_line(text: str) -> str:
+    """``text`` with each line break written as its escape, so a message is one line.
+
+    >>> one_line("unknown source 'P\\nL'")
+    "unknown source 'P\\\\nL'"
+    >>> print(one_line("a\\r\\nb\\u2028c"))
+    a\\r\\nb\\u2028c
+    >>> str(Diagnostic(Pos("a.yaml", 2, 3), "error", "bad 'x\\ny'", "k")).splitlines()
+    ["a.yaml:2:3: error: bad 'x\\\\ny' [k]"]
+    """
+    return _LINE_BREAKS_RE.sub(lambda m: _LINE_BREAKS[m.group()], text)
 
 
 def _count(n: int, noun: str) -> str:

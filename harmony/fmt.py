@@ -4,13 +4,20 @@ Keys are put in the order the JSON Schema lists them (unknown keys keep their
 place after the known ones), layout is ruamel's round-trip dump with fixed
 indentation, and every comment is kept: a comment line moves with the key it
 stands above, an end-of-line comment stays on its line. Files are written
-atomically (temporary file, then rename) and only when their bytes change.
+atomically (temporary file, then rename) and only when their bytes change; the
+temporary file is removed when fmt is stopped (Ctrl-C, SIGTERM), and the one a
+killed fmt (SIGKILL) left is removed by the next run in that folder.
 """
 from __future__ import annotations
 
+import contextlib
 import io
 import os
+import re
+import signal
+import stat
 import tempfile
+import time
 from dataclasses import dataclass
 from typing import Any
 
@@ -319,16 +326,32 @@ def formatted(doc: Document) -> str:
     raise FormatError(f"{doc.path}: formatting would change the data; file left as it is")
 
 
+TEMP_PREFIX = ".harmony-fmt-"
+TEMP_SUFFIX = ".tmp"
+#: a temporary file of ours: ``.harmony-fmt-PID-RANDOM.tmp`` (no PID in older versions)
+_TEMP_NAME = re.compile(r"^\.harmony-fmt-(?:(\d+)-)?[^/]*\.tmp$")
+#: a temporary file without the PID of its writer is stale when older than this
+STALE_SECONDS = 600
+
+
 def write_atomic(path: str, text: str) -> None:
     """Replace ``path`` by ``text`` all at once: a temporary file in the same
     folder, flushed to disk, then renamed over the original. If anything
     fails (or the write is interrupted) the original is left as it was and
     the temporary file is removed. A symbolic link is followed, so the file it
-    points to is replaced and the link stays a link."""
+    points to is replaced and the link stays a link.
+
+    >>> import tempfile, pathlib
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> write_atomic(str(d / "a.yaml"), "x: 1\\n")
+    >>> sorted(p.name for p in d.iterdir())
+    ['a.yaml']
+    """
     path = os.path.realpath(path)
     folder = os.path.dirname(path)
     mode = os.stat(path).st_mode & 0o777 if os.path.exists(path) else 0o644
-    fd, tmp = tempfile.mkstemp(prefix=".harmony-fmt-", suffix=".tmp", dir=folder)
+    fd, tmp = tempfile.mkstemp(prefix=f"{TEMP_PREFIX}{os.getpid()}-", suffix=TEMP_SUFFIX,
+                               dir=folder)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="") as f:
             f.write(text)
@@ -340,6 +363,78 @@ def write_atomic(path: str, text: str) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+class Terminated(SystemExit):
+    """SIGTERM received while formatting: raised so the temporary file is removed."""
+
+
+@contextlib.contextmanager
+def _terminate_cleanly():
+    """While formatting, SIGTERM (like Ctrl-C, SIGINT) unwinds as an exception, so
+    :func:`write_atomic` removes its temporary file; exit status 143 as for SIGTERM."""
+    def stop(signum, frame):
+        raise Terminated(128 + signum)
+    try:
+        old = signal.signal(signal.SIGTERM, stop)
+    except ValueError:  # not the main thread: signals are not ours to handle
+        yield
+        return
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGTERM, old)
+
+
+def _alive(pid: int) -> bool:
+    if pid == os.getpid():
+        return False  # ours, from before this run (not possible) or left by a fork
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except OSError:
+        return True  # someone else's process, alive
+    return True
+
+
+def remove_stale_temp_files(folder: str, started: float) -> list[str]:
+    """Remove the temporary files a killed ``harmony fmt`` left in ``folder`` (a SIGKILL
+    cannot be caught): ours by name, written by a process no longer running, or, when
+    the name gives no process, older than :data:`STALE_SECONDS` before ``started``.
+    Returns the names removed.
+
+    >>> import tempfile, pathlib, time
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / ".harmony-fmt-999999999-abc.tmp").write_text("half")
+    >>> _ = (d / "other.tmp").write_text("not ours")
+    >>> remove_stale_temp_files(str(d), time.time())
+    ['.harmony-fmt-999999999-abc.tmp']
+    >>> sorted(p.name for p in d.iterdir())
+    ['other.tmp']
+    """
+    removed = []
+    try:
+        names = sorted(os.listdir(folder))
+    except OSError:
+        return removed
+    for name in names:
+        m = _TEMP_NAME.match(name)
+        if not m:
+            continue
+        path = os.path.join(folder, name)
+        try:
+            st = os.lstat(path)
+            if not stat.S_ISREG(st.st_mode):
+                continue
+            stale = (not _alive(int(m.group(1)))) if m.group(1) else \
+                st.st_mtime < started - STALE_SECONDS
+            if stale and st.st_mtime <= started:
+                os.unlink(path)
+                removed.append(name)
+        except (OSError, ValueError, OverflowError):
+            continue
+    return removed
 
 
 @dataclass
@@ -359,8 +454,18 @@ def fmt_path(root: str, check: bool = False) -> FmtResult:
     ``failed`` with its diagnostics); neither is one whose text would not
     change, so its bytes, inode and modification time stay as they are.
     """
-    changed, failed, files = [], [], 0
+    with _terminate_cleanly():
+        return _fmt_path(root, check)
+
+
+def _fmt_path(root: str, check: bool) -> FmtResult:
+    started = time.time()
+    changed, failed, files, cleaned = [], [], 0, set()
     for p in yaml_files(root):
+        folder = os.path.dirname(os.path.realpath(p))
+        if not check and folder not in cleaned:
+            cleaned.add(folder)
+            remove_stale_temp_files(folder, started)
         files += 1
         doc = read_file(p)
         if doc.tree is None or doc.report.errors:

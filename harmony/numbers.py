@@ -130,6 +130,8 @@ def _raw(text: str) -> list[Number]:
         if m.group("digits"):
             tok = m.group("digits")
             body = tok.lstrip("+-\u2212").rstrip("%")
+            if len(body) > 100:
+                continue  # no rule's number, and more digits than Python turns into one
             if re.search(r"[.:\-]", body):
                 continue  # v0.1, 7.12, 2013-04-05, 3-1
             if "/" in body:

@@ -32,8 +32,10 @@ from dataclasses import dataclass
 from fractions import Fraction
 from typing import Any, Callable, Mapping, Sequence
 
-FRACTION = re.compile(r"^\d+/\d+$")
-WHOLE = re.compile(r"^[+-]?\d+$")
+#: a share such as 1/2 (a hundred digits at most: a longer one is refused, never turned into a
+#: number Python cannot read)
+FRACTION = re.compile(r"^\d{1,100}/\d{1,100}$")
+WHOLE = re.compile(r"^[+-]?\d{1,100}$")
 
 
 def _whole(value: Any) -> bool:
@@ -156,8 +158,13 @@ def _bool_key(key: str, values: Sequence[str]) -> tuple[bool, Any]:
     return (low in ("true", "false"), low == "true")
 
 
+def _decimal(key: str) -> bool:
+    """Digits Python reads as a whole number ("²" is a digit but not one), a hundred at most."""
+    return key.isdecimal() and len(key) <= 100
+
+
 def _count_key(key: str, values: Sequence[str]) -> tuple[bool, Any]:
-    return (key.isdigit(), int(key) if key.isdigit() else None)
+    return (_decimal(key), int(key) if _decimal(key) else None)
 
 
 def _modifier_key(key: str, values: Sequence[str]) -> tuple[bool, Any]:
@@ -166,7 +173,7 @@ def _modifier_key(key: str, values: Sequence[str]) -> tuple[bool, Any]:
 
 
 def _fraction_key(key: str, values: Sequence[str]) -> tuple[bool, Any]:
-    if key.isdigit():
+    if _decimal(key):
         return True, int(key)
     return _fraction_error(key, values) is None, key
 

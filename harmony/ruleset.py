@@ -72,6 +72,14 @@ class RulesetError(ValueError):
     """An unknown source or option in a ruleset name."""
 
 
+class UndeclaredParameter(RulesetError, KeyError):
+    """A parameter the engine reads that rules_data does not declare: a problem of the
+    data (a scenario step reports it at its position), still a ``KeyError`` to callers."""
+
+    def __str__(self) -> str:
+        return str(self.args[0]) if self.args else ""
+
+
 def parse_name(name: str) -> tuple[str, tuple[str, ...]]:
     """Split ``"REV+concealed-movement"`` into the source key and its options.
 
@@ -173,7 +181,7 @@ class Ruleset:
         try:
             return self.settings[pname]
         except KeyError:
-            raise KeyError(f"ruleset {self.name} has no parameter '{pname}' "
+            raise UndeclaredParameter(f"ruleset {self.name} has no parameter '{pname}' "
                            "(declare it in rules_data/parameters.yaml)") from None
 
     def get(self, pname: str, default: Any = None) -> Any:

@@ -91,3 +91,82 @@ def test_a_damaged_file_gets_positioned_problems_never_a_crash(folder, name, dat
                         and d.pos.path.endswith(name)]
     finally:
         restore(folder, name)
+
+
+# ---------------------------------------------------------------- fmt interrupted
+
+import os
+import signal
+import subprocess
+import sys
+import time
+
+#: fmt run in a child that stops inside the write (after its temporary file is made and
+#: written, before the rename): the moment a signal does the most harm
+STOPPED_FMT = """
+import os, sys, time
+from harmony import cli
+real = os.fsync
+def stop(fd):
+    real(fd)
+    print("writing", flush=True)
+    time.sleep(60)
+os.fsync = stop
+sys.exit(cli.main(["fmt", sys.argv[1]]))
+"""
+UNFORMATTED = "sources:\n- {key: PB, title: PanzerBlitz, author: A, kind: canonical}  # kept\n"
+
+
+def _stopped_fmt(folder: Path) -> subprocess.Popen:
+    (folder / "sources.yaml").write_text(UNFORMATTED, encoding="utf-8")
+    child = subprocess.Popen([sys.executable, "-c", STOPPED_FMT, str(folder)],
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                             env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert child.stdout.readline().strip() == "writing", child.stderr.read()
+    assert len(list(folder.glob(".harmony-fmt-*.tmp"))) == 1
+    return child
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT])
+def test_fmt_stopped_by_a_signal_removes_its_temporary_file(tmp_path, sig):
+    child = _stopped_fmt(tmp_path)
+    child.send_signal(sig)
+    rc = child.wait(timeout=30)
+    assert rc in (128 + sig, 130, -sig), (rc, child.stderr.read())
+    assert "Traceback" not in child.stderr.read()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["sources.yaml"]
+    assert (tmp_path / "sources.yaml").read_text("utf-8") == UNFORMATTED  # not half-written
+
+
+def test_the_next_fmt_removes_what_a_killed_one_left(tmp_path):
+    child = _stopped_fmt(tmp_path)
+    child.kill()  # SIGKILL: nothing can be cleaned up now
+    child.wait(timeout=30)
+    left = list(tmp_path.glob(".harmony-fmt-*.tmp"))
+    assert len(left) == 1 and (tmp_path / "sources.yaml").read_text("utf-8") == UNFORMATTED
+    # an old-style name (no process id) stays while young, goes once old
+    young, old = tmp_path / ".harmony-fmt-young.tmp", tmp_path / ".harmony-fmt-old.tmp"
+    young.write_text("x")
+    old.write_text("x")
+    os.utime(old, (time.time() - 3600, time.time() - 3600))
+    # the temporary file of a fmt still running elsewhere is not touched
+    alive = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+    try:
+        running = tmp_path / f".harmony-fmt-{alive.pid}-abc.tmp"
+        running.write_text("x")
+        result = fmt_path(str(tmp_path))
+        assert result.changed and not result.failed
+        assert sorted(p.name for p in tmp_path.iterdir()) == sorted(
+            [young.name, running.name, "sources.yaml"])
+    finally:
+        alive.kill()
+        alive.wait()
+    assert "# kept" in (tmp_path / "sources.yaml").read_text("utf-8")
+
+
+def test_fmt_check_removes_nothing(tmp_path):
+    (tmp_path / "sources.yaml").write_text(UNFORMATTED, encoding="utf-8")
+    stale = tmp_path / ".harmony-fmt-999999999-abc.tmp"
+    stale.write_text("x")
+    fmt_path(str(tmp_path), check=True)
+    assert stale.exists()
