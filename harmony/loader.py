@@ -33,6 +33,7 @@ from ruamel.yaml.composer import Composer
 from ruamel.yaml.constructor import SafeConstructor as TimeStampConstructor
 from ruamel.yaml.nodes import MappingNode, ScalarNode
 
+from . import parsecache
 from .diagnostics import Pos, Report, display_path
 from .model import Model, add_document
 from .schema import validate_items
@@ -355,12 +356,24 @@ def read_checked(path: str | os.PathLike) -> tuple[Document, Report, set]:
         _READ.move_to_end(key)
         _remember_text(hit[0])
         return hit
-    doc = read_bytes(p, data, max(size, len(data)))
-    result = (doc, *validate_items(doc))
+    result = _read_checked_on_disk(p, key[0], data, max(size, len(data)))
     _READ[key] = result
     while len(_READ) > _READ_LIMIT:
         _READ.popitem(last=False)
-    _remember_text(doc)
+    _remember_text(result[0])
+    return result
+
+
+def _read_checked_on_disk(p: str, shown: str, data: bytes, size: int) -> tuple[Document, Report, set]:
+    """:func:`read_bytes` and the schema check of one file, remembered across processes by
+    :mod:`harmony.parsecache` (keyed by the bytes, the shown path and harmony's code)."""
+    k = parsecache.key(shown, data, size)
+    hit = parsecache.get(k)
+    if isinstance(hit, tuple) and len(hit) == 3 and isinstance(hit[0], Document):
+        return hit
+    doc = read_bytes(p, data, size)
+    result = (doc, *validate_items(doc))
+    parsecache.put(k, result)
     return result
 
 
