@@ -20,7 +20,7 @@ from . import consistency, paramtypes, scenario, tablecheck
 from .cards.coverage import check_coverage
 from .cards.fit import check_cards
 from .diagnostics import Pos, Report
-from .loader import load
+from .loader import file_text, load
 from .markup import marks
 from .model import Cell, Citation, Model, Source
 
@@ -67,21 +67,16 @@ def _known(name: str, known, what: str) -> str:
     return f": {_close(name, names)}known {what} are {listed}"
 
 
-_FILE_LINES: dict[tuple, list[str]] = {}
+_FILE_LINES: dict[str, tuple[str, list[str]]] = {}
 
 
 def _file_lines(path: str) -> list[str]:
-    try:
-        st = os.stat(path)
-        key = (path, st.st_mtime_ns, st.st_size)
-        if key not in _FILE_LINES:
-            if len(_FILE_LINES) > 256:
-                _FILE_LINES.clear()
-            with open(path, encoding="utf-8-sig") as f:
-                _FILE_LINES[key] = f.read().split("\n")
-        return _FILE_LINES[key]
-    except (OSError, UnicodeDecodeError):
-        return []
+    """The lines of a loaded file, from the text the loader kept (never read again)."""
+    text = file_text(path)
+    hit = _FILE_LINES.get(path)
+    if hit is None or hit[0] is not text:
+        hit = _FILE_LINES[path] = (text, text.split("\n"))
+    return hit[1]
 
 
 def _mark_pos(obj, path: tuple, text: str, mark) -> Pos:

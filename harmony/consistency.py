@@ -57,14 +57,12 @@ Scenarios are checked by :func:`harmony.scenario.check_scenarios`.
 """
 from __future__ import annotations
 
-import functools
-import os
 import re
 from fractions import Fraction
 from typing import Any, Iterable
 
 from .diagnostics import Pos, Report
-from .loader import read_file
+from .loader import file_text
 from .markup import iter_marks
 from .model import Cell, Model, Source
 from .numbers import Number, numbers_in
@@ -126,16 +124,19 @@ def where(cell: Cell) -> str:
 # ------------------------------------------------------- 1. prose numbers
 
 def _file_lines(path: str) -> tuple[str, ...]:
-    try:
-        st = os.stat(path)
-    except OSError:
-        return ()
-    return _read_lines(path, st.st_mtime_ns, st.st_size)
+    return _read_lines(path)
 
 
-@functools.lru_cache(maxsize=64)
-def _read_lines(path: str, mtime: int, size: int) -> tuple[str, ...]:
-    return tuple(read_file(path).text.splitlines())
+def _read_lines(path: str) -> tuple[str, ...]:
+    """The lines of a loaded file, from the text the loader kept (never parsed again)."""
+    text = file_text(path)
+    lines = _LINES.get(path)
+    if lines is None or lines[0] is not text:
+        lines = _LINES[path] = (text, tuple(text.splitlines()))
+    return lines[1]
+
+
+_LINES: dict[str, tuple[str, tuple[str, ...]]] = {}
 
 
 def locate(start: Pos, needle: str, limit: int = 60) -> Pos:

@@ -129,6 +129,27 @@ class Move:
     counter: bool = False
 
 
+#: Lines of sight already drawn, by map terrain (:func:`_map_fingerprint`), for the
+#: last few maps: every ruleset of a scenario plays the same map.
+_SIGHTS: dict[tuple, dict[tuple[Hex, Hex], Sight]] = {}
+_SIGHT_MAPS = 8
+
+
+def _map_fingerprint(m: HexMap) -> tuple:
+    """Everything of a map that line of sight reads: size, hexes, hexsides, terrain types.
+
+    >>> a = HexMap.from_data({"columns": 4, "rows": 3, "hexes": {"B2": "woods"}})
+    >>> b = HexMap.from_data({"columns": 4, "rows": 3, "hexes": {"B2": "woods"}})
+    >>> _map_fingerprint(a) == _map_fingerprint(b)
+    True
+    >>> b.hexes[b.hex("C2")] = "town"
+    >>> _map_fingerprint(a) == _map_fingerprint(b)
+    False
+    """
+    return (m.columns, m.rows, m.default, tuple(sorted(m.hexes.items())),
+            tuple(sorted(m.hexsides.items())), tuple(sorted(m.types.items())))
+
+
 class Game:
     """The state of play under one ruleset."""
 
@@ -174,6 +195,8 @@ class Game:
         self.state_why: dict[str, Why] = {}
         #: every line of sight checked since the last call of take_sights()
         self.sights: list[Sight] = []
+        self._sights_rev: int | None = None
+        self._sights: dict[tuple[Hex, Hex], Sight] = {}
         self.log: list[str] = []
         #: side -> the most units it may stack in a hex (scenario data; no entry: no limit)
         self.stacking: dict[str, int] = {}
@@ -229,9 +252,23 @@ class Game:
 
     # -------------------------------------------------------- line of sight
     def sees(self, a: Hex, b: Hex) -> bool:
-        s = sight(self.map, a, b)
+        s = self._sight(a, b)
         self.sights.append(s)
         return s.clear
+
+    def _sight(self, a: Hex, b: Hex) -> Sight:
+        """:func:`~harmony.los.sight`, remembered for every game on a map of the same
+        terrain (a scenario plays one map under several rulesets, and asks about the
+        same pairs of hexes step after step); forgotten when the map changes."""
+        if self._sights_rev != self.map.revision:
+            self._sights_rev = self.map.revision
+            self._sights = _SIGHTS.setdefault(_map_fingerprint(self.map), {})
+            while len(_SIGHTS) > _SIGHT_MAPS:
+                del _SIGHTS[next(iter(_SIGHTS))]
+        s = self._sights.get((a, b))
+        if s is None:
+            s = self._sights[(a, b)] = sight(self.map, a, b)
+        return s
 
     def los(self, a: str | Hex, b: str | Hex) -> Ruling:
         """Line of sight between two hexes (no rulebook decides it: no reasons)."""

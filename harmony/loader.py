@@ -33,6 +33,7 @@ from ruamel.yaml.composer import Composer
 from ruamel.yaml.constructor import SafeConstructor as TimeStampConstructor
 from ruamel.yaml.nodes import MappingNode, ScalarNode
 
+from . import parsecache
 from .diagnostics import Pos, Report, display_path
 from .model import Model, add_document
 from .schema import validate_items
@@ -361,13 +362,66 @@ def read_checked(path: str | os.PathLike) -> tuple[Document, Report, set]:
     hit = _READ.get(key)
     if hit is not None:
         _READ.move_to_end(key)
+        _remember_text(hit[0])
         return hit
-    doc = read_bytes(p, data, max(size, len(data)))
-    result = (doc, *validate_items(doc))
+    result = _read_checked_on_disk(p, key[0], data, max(size, len(data)))
     _READ[key] = result
     while len(_READ) > _READ_LIMIT:
         _READ.popitem(last=False)
+    _remember_text(result[0])
     return result
+
+
+def _read_checked_on_disk(p: str, shown: str, data: bytes, size: int) -> tuple[Document, Report, set]:
+    """:func:`read_bytes` and the schema check of one file, remembered across processes by
+    :mod:`harmony.parsecache` (keyed by the bytes, the shown path and harmony's code)."""
+    k = parsecache.key(shown, data, size)
+    hit = parsecache.get(k)
+    if isinstance(hit, tuple) and len(hit) == 3 and isinstance(hit[0], Document):
+        return hit
+    doc = read_bytes(p, data, size)
+    result = (doc, *validate_items(doc))
+    parsecache.put(k, result)
+    return result
+
+
+#: The text of each file as :func:`read_checked` last read it, by its shown path: the
+#: positions of a loaded model point into exactly this text, so the checks that look
+#: for a word on a line (:func:`file_text`) read it here instead of reading (or worse,
+#: parsing) the file again.
+_TEXTS: OrderedDict[str, str] = OrderedDict()
+
+
+def _remember_text(doc: Document) -> None:
+    _TEXTS[doc.path] = doc.text
+    _TEXTS.move_to_end(doc.path)
+    while len(_TEXTS) > _READ_LIMIT:
+        _TEXTS.popitem(last=False)
+
+
+def file_text(path: str) -> str:
+    """The text of a rules_data file as the loader last read it in this process (the
+    text its positions point into); a file it did not read is read from disk, decoded
+    but never parsed ('' if it cannot be read).
+
+    >>> import tempfile
+    >>> with tempfile.NamedTemporaryFile("wb", suffix=".yaml", delete=False) as f:
+    ...     _ = f.write(b"\\xef\\xbb\\xbfsources: []\\n")
+    >>> file_text(f.name)
+    'sources: []\\n'
+    >>> doc, _, _ = read_checked(f.name)
+    >>> file_text(doc.path) is doc.text
+    True
+    >>> os.unlink(f.name)
+    """
+    text = _TEXTS.get(path)
+    if text is not None:
+        return text
+    try:
+        with open(path, "rb") as f:
+            return f.read(MAX_BYTES + 1).decode("utf-8", "replace").removeprefix("\ufeff")
+    except OSError:
+        return ""
 
 
 _NAMED = re.compile(r"^[ \t]*(?:-[ \t]+)?\{?[ \t]*(?:id|key|name|term)[ \t]*:[ \t]*"

@@ -406,7 +406,7 @@ def _check_one(model: Model, sc: Scenario, report: Report) -> None:
     names = list(d.get("rulesets") or [])
     for k, name in enumerate(names):
         try:
-            Ruleset.from_model(model, name)
+            ruleset_for(model, name)   # resolved once per model, as the play resolves it
         except RulesetError as e:
             err(sc.pos("rulesets", k), str(e), "unresolved-ruleset")
     for k, cid in enumerate(d.get("clauses") or []):
