@@ -69,22 +69,21 @@ def _boxes(box):
         yield from _boxes(child)
 
 
+def _reach(box, start: str, size: str) -> float:
+    """The furthest point (px) of a box and all it holds, down (``position_y``,
+    ``margin_height``) or across (``position_x``, ``margin_width``)."""
+    return max(getattr(b, start) + getattr(b, size)() for b in _boxes(box)
+               if hasattr(b, start) and hasattr(b, size))
+
+
 def _bottom(box) -> float:
     """The lowest point (px) of a box and all it holds."""
-    low = box.position_y + box.margin_height()
-    for b in _boxes(box):
-        if hasattr(b, "position_y") and hasattr(b, "margin_height"):
-            low = max(low, b.position_y + b.margin_height())
-    return low
+    return _reach(box, "position_y", "margin_height")
 
 
 def _right(box) -> float:
     """The rightmost point (px) of a box and all it holds."""
-    right = box.position_x + box.margin_width()
-    for b in _boxes(box):
-        if hasattr(b, "position_x") and hasattr(b, "margin_width"):
-            right = max(right, b.position_x + b.margin_width())
-    return right
+    return _reach(box, "position_x", "margin_width")
 
 
 def _widest_text(box, limit: float) -> str:
