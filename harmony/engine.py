@@ -522,6 +522,13 @@ class Game:
         if "opportunity-fire" in u.markers:
             raise _refused(f"unit '{uid}' has an opportunity fire counter and may not move "
                            "in this player turn", why, "opfire.firer-after")
+        if self.rules["opfire.unit-data"]:
+            # refused before the move begins, so a move is never left half-entered
+            for f in self.enemies_of(u):
+                if f.direct_fire and f.may_opfire is None:
+                    raise _refused(f"which units may make opportunity fire is unit data the "
+                                   f"rulebook's table gives, and '{f.id}' does not say: give it an "
+                                   "opportunity-fire field (true or false)", why, "opfire.unit-data")
         self.retrace_move = None        # the last mover may no longer be taken back
         self.moves[uid] = self.moves.get(uid, 0) + 1
         self.move = Move(uid, mode, u.hex, overrun=overrun)

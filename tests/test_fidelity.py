@@ -93,10 +93,9 @@ def test_aiw_mover_carries_its_spotted_counter_from_start_to_end(shipped):
 def test_aiw_opportunity_fire_needs_unit_data_never_a_guess(shipped):
     ns = example_namespace(shipped)
     g = ns["board"]("AIW", "Soviet infantry at A3", "German tank at H3", phase="German movement")
-    g.begin_move("tank")
     with pytest.raises(EngineError) as e:
-        g.enter("G3")
-    assert e.value.clause == "opportunity-fire.eligibility"
+        g.begin_move("tank")
+    assert e.value.clause == "opportunity-fire.eligibility" and g.move is None
     said_no = ns["board"]("AIW", "Soviet infantry at A3 opportunity-fire=false",
                           "German tank at H3", phase="German movement")
     said_no.begin_move("tank")

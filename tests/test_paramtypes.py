@@ -188,7 +188,7 @@ def errors(report, code):
 
 def test_an_unknown_enum_value_in_a_cell_is_an_error_at_its_position(tmp_path):
     folder = scratch(tmp_path)
-    old = "params: {spot.mover-in-los: whole-move}"
+    old = "params: {spot.mover-in-los: whole-move, spot.mover-marker: true}"
     line, col = replace_once(folder / "movement.yaml", old, "params: {spot.mover-in-los: sometimes}")
     _, report = check_path(folder)
     [err] = errors(report, "parameter-type")
@@ -303,7 +303,7 @@ def test_no_parameter_words_are_left_in_python():
 
 def unit(uid, side, at, **kw):
     d = {"id": uid, "side": side, "kind": "armoured", "class": "A", "attack": 10, "range": 8,
-         "defence": 6, "movement": 6, "at": at}
+         "defence": 6, "movement": 6, "at": at, "opportunity-fire": True}
     d.update(kw)
     return d
 
