@@ -474,8 +474,8 @@ class Game:
         if ok.value:
             t = self.unit(target)
             t.apply_result(result, self.turn)
-            for f in firers:
-                u = self.unit(f)
+            for fid in firers:
+                u = self.unit(fid)
                 u.face_up = False
                 self._spot_firer(u, opportunity=False)
             if t.eliminated:

@@ -413,7 +413,7 @@ def remove_stale_temp_files(folder: str, started: float) -> list[str]:
     >>> sorted(p.name for p in d.iterdir())
     ['other.tmp']
     """
-    removed = []
+    removed: list[str] = []
     try:
         names = sorted(os.listdir(folder))
     except OSError:

@@ -543,8 +543,8 @@ def add_document(model: Model, tree, file: str) -> None:
         n = _fields(Note, node, file, cite=_citation(node.get("cite"), file))
         put("note", model.notes, n.id, n)
     for node in tree.get("tables") or []:
-        t = build_table(node, file)
-        put("table", model.tables, t.id, t)
+        table = build_table(node, file)
+        put("table", model.tables, table.id, table)
     sc = tree.get("scenario")
     if isinstance(sc, dict):
         scen = Scenario(file=file, node=sc, id=plain(sc.get("id")), title=plain(sc.get("title")),

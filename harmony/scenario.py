@@ -502,7 +502,7 @@ def _check_one(model: Model, sc: Scenario, report: Report) -> None:
                         "movement phase (end the phase first)", "scenario-order")
                 for order in o.orders:
                     _check_order(order, units, where, side, hexmap, unit, hex_, err)
-            case End() as e if e.what == "turn" or phase == "movement":
+            case End() as end if end.what == "turn" or phase == "movement":
                 side = order_of_sides[(order_of_sides.index(side) + 1) % len(order_of_sides)]
                 phase = "fire"
             case End():

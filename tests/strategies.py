@@ -146,7 +146,8 @@ RAW_VALUES = [
 ]
 
 #: keys YAML allows, and keys a person might type
-RAW_KEYS = ["'" + "7" * 5000 + "'", "\u00b2", "'-" + "7" * 5000 + "'", "[a, b]", "{a: 1}", "? x", "null", "~", "true", "1", "0x10", "1.5", "2001-01-01",
+RAW_KEYS = ["'" + "7" * 5000 + "'", "\u00b2", "'-" + "7" * 5000 + "'", "[a, b]", "{a: 1}", "? x",
+            "null", "~", "true", "1", "0x10", "1.5", "2001-01-01",
             "2002-02-30", "''", "'a\\nb'", '"\\u2028"', "-", "<<", "=", "9" * 4301]
 
 surrogate_free = st.characters(exclude_categories=["Cs"])

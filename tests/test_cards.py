@@ -534,7 +534,7 @@ def test_every_card_foot_carries_the_full_link_at_6pt(tmp_path, monkeypatch, cap
     assert main(["cards", str(RULES), "--out", str(out)]) == 0
     text = words(" ".join(p.extract_text() for p in PdfReader(str(out)).pages)).replace(" ", "")
     for cid in REV_ORDER:
-        assert f"https://example.org/h/topics/" in text and f"#{cid}" in text, cid
+        assert "https://example.org/h/topics/" in text and f"#{cid}" in text, cid
     css = (Path(harmony.__file__).parent.parent / "templates" / "cards" / "cards.css").read_text()
     foot = re.search(r"\.foot-flow \{[^}]*font-size: ([0-9.]+)pt", css)
     assert float(foot.group(1)) >= 6

@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from harmony import engine
 from harmony.engine import DataError, EngineError, Game
 from harmony.loader import load
 from harmony.pytest_plugin import example_namespace
@@ -128,10 +127,12 @@ def test_impossible_orders_are_refused_with_their_clause(shipped, order, clause)
         elif order == "fire-in-movement":
             g.fire(["tank"], "gun", "none")
         elif order == "fire-at-itself":
-            g.end_turn(); g.end_turn()
+            g.end_turn()
+            g.end_turn()
             g.fire(["tank"], "tank", "none")
         elif order == "fire-at-own-side":
-            g.end_turn(); g.end_turn()
+            g.end_turn()
+            g.end_turn()
             g.fire(["tank"], "infantry", "none")
         else:
             g.unit("tank").face_up = False

@@ -11,7 +11,12 @@ for byte as it was.
 """
 from __future__ import annotations
 
+import os
 import shutil
+import signal
+import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -94,12 +99,6 @@ def test_a_damaged_file_gets_positioned_problems_never_a_crash(folder, name, dat
 
 
 # ---------------------------------------------------------------- fmt interrupted
-
-import os
-import signal
-import subprocess
-import sys
-import time
 
 #: fmt run in a child that stops inside the write (after its temporary file is made and
 #: written, before the rename): the moment a signal does the most harm

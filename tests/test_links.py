@@ -1,6 +1,7 @@
 """No broken links: every internal href and #anchor of the built site resolves."""
 from __future__ import annotations
 
+import html
 from html.parser import HTMLParser
 from urllib.parse import unquote, urldefrag, urlparse
 

@@ -6,7 +6,9 @@ project = "PanzerBlitz rules harmony"
 author = "the harmony contributors"
 copyright = "the harmony contributors"
 version = release = ""
-import os, sys
+import os  # noqa: E402
+import sys  # noqa: E402
+
 sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 extensions = ["sphinx_stub"]
 root_doc = "index"

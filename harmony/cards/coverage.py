@@ -56,11 +56,12 @@ def check_coverage(model: Model, report: Report) -> None:
                        f"card: {{none: why it has none}}", "card-missing")
     for clause in model.clauses.values():
         for key, cell in clause.cells.items():
-            see = cell.no_card.see if cell is not None and cell.no_card is not None else None
-            if see is None:
+            none = cell.no_card if cell is not None else None
+            see = none.see if none is not None else None
+            if none is None or see is None:
                 continue
             target = model.clauses.get(see)
-            pos = cell.no_card.pos("see")
+            pos = none.pos("see")
             if target is None:
                 report.error(pos, f"card: see: {see} names no clause", "card-see")
             elif target.cells.get(key) is None or target.cells[key].card is None:

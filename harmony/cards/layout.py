@@ -262,7 +262,7 @@ class Imposition:
         Traceback (most recent call last):
         ...
         ValueError: 4 a6 cards to a portrait a4 sheet (2 x 2), edge to edge leaves no margin for crop marks (they need 4 mm: 1 mm clear of the cards, 2 mm of mark, 1 mm from the paper's edge)
-        """
+        """  # noqa: E501
         length = self.mark_room()
         if length < MIN_MARK - 1e-9:
             raise ValueError(f"{self.describe()} leaves no margin for crop marks (they need "

@@ -579,7 +579,7 @@ def named(text: str, names: dict) -> str:
     'the MG company is not spotted; soviet-mg-2 is'
     """
     for uid in sorted(names, key=len, reverse=True):
-        text = re.sub(rf"(?<![\w-]){re.escape(uid)}(?![\w-])", lambda _m, name=names[uid]: name, text)
+        text = re.sub(rf"(?<![\w-]){re.escape(uid)}(?![\w-])", names[uid].replace("\\", "\\\\"), text)
     return text
 
 
@@ -718,7 +718,8 @@ class HarmonyChange(DataDirective):
             if pair["old_cell"]:
                 left = element("div", {}, classes=["hm-side", "hm-side-old"])
                 left += nodes.paragraph("", "", nodes.Text("The text it amends: "),
-                                        xref("cell", pair["old_cell"], nodes.literal(pair["old_cell"], pair["old_cell"])),
+                                        xref("cell", pair["old_cell"],
+                                             nodes.literal(pair["old_cell"], pair["old_cell"])),
                                         classes=["hm-side-head"])
                 left += self._text(pair["pieces"], "delete")
                 sides += left

@@ -106,7 +106,7 @@ def states(sc: Scenario) -> list[dict]:
 def _key(units: list[dict]) -> list[dict]:
     """The units on the board, as the key under a diagram lists them."""
     return [{"id": str(u.get("id", "")), "name": unit_name(u), "side": str(u.get("side", "")),
-             "kind": svg.KIND_SHORT.get(u.get("kind"), "UNIT"), "at": str(u.get("at")),
+             "kind": svg.KIND_SHORT.get(str(u.get("kind")), "UNIT"), "at": str(u.get("at")),
              "face": u.get("face") or "up", "markers": sorted(u.get("markers") or [])}
             for u in units if u.get("at") and u.get("at") != "eliminated"]
 
@@ -205,7 +205,7 @@ def _side_by_side(parts: list[str], title: str) -> str:
     >>> a = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 5" width="10" height="5"></svg>'
     >>> _side_by_side([a, a], "T & U")[:158]
     '<svg xmlns="http://www.w3.org/2000/svg" role="img" class="hm-svg hm-boards" viewBox="0 0 32 5" width="32" height="5"><title>T &amp; U</title><svg x="0" y="0" '
-    """
+    """  # noqa: E501
     x, height, inner = 0.0, 0.0, []
     for p in parts:
         m = _SIZE.match(p)

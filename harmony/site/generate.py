@@ -31,7 +31,7 @@ from pathlib import Path
 
 import jinja2
 
-from .. import cards, diff, resources, scenario
+from .. import cards, resources, scenario
 from ..model import Citation, Model
 from . import views
 from .figures import referee_figures, scenario_figures, step_list, unit_name

@@ -479,13 +479,14 @@ def change_view(model: Model, cell: Cell, old: Cell | None, old_model: Model | N
     from ..diff.words import word_diff
     clause = model.clauses[cell.clause_id]
     rel = cell.relation
-    view = {"id": clause.id, "title": clause.title or clause.aspect, "cell": anchor_of(clause.id, cell.source),
+    view: dict[str, Any] = {"id": clause.id, "title": clause.title or clause.aspect,
+                            "cell": anchor_of(clause.id, cell.source),
             "source": cell.source, "status": cell.status,
             "status_label": STATUS_LABELS.get(cell.status, cell.status),
             "relation": rel.type if rel else None, "targets": list(rel.clauses) if rel else [],
             "changed": cell.changed.note if cell.changed else None, "pairs": []}
     new_text = _plain(model, cell)
-    if old is not None:
+    if old is not None and old_model is not None:
         olds = [(f"{clause.id}@{cell.source}", f"{cell.source}, {against}", _plain(old_model, old))]
     else:
         olds = []
