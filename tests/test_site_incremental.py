@@ -75,14 +75,19 @@ def test_a_one_clause_edit_rewrites_only_the_pages_that_show_it(tmp_path, rules_
     finally:
         os.chdir(cwd)
     edited = build_site(rules, out)
-    # the differences page shows the rulebooks' own text beside its sentences
-    assert edited.staged.written == sorted([f"{doc}.rst", "differences.rst"])
-    assert edited.read == sorted([doc, "differences"])
+    # the differences page shows the rulebooks' own text beside its sentences, and a
+    # what-changed page shows it beside each revised cell that amends it
+    amending = sorted(v["file"] for v in views.version_views(model) for item in v["items"]
+                      if any(p["old_cell"] == f"{clause.id}@PL" for p in item["pairs"]))
+    assert edited.staged.written == sorted([f"{doc}.rst", "differences.rst"] + [f"{a}.rst" for a in amending])
+    assert edited.read == sorted([doc, "differences"] + amending)
     # Sphinx also re-writes the page whose toctree lists the edited one (its titles may show there)
-    assert set(edited.written) == {doc, "differences", "topics/index", "index", "genindex", "search"}
+    assert set(edited.written) == {doc, "differences", "topics/index", "index", "genindex", "search",
+                                   *amending}
     after = {rel: p.read_bytes() for rel, p in site_files(out).items()}
     changed = {rel for rel in after if before.get(rel) != after[rel]}
     html_changed = {rel for rel in changed if rel.endswith(".html") and not rel.startswith("print/")}
     assert f"{doc}.html" in html_changed
-    assert html_changed <= {f"{doc}.html", "differences.html", "genindex.html", "search.html"}
+    assert html_changed <= {f"{doc}.html", "differences.html", "genindex.html", "search.html",
+                            *(f"{a}.html" for a in amending)}
     assert "Quokka-edit." in (out / f"{doc}.html").read_text("utf-8")
