@@ -21,13 +21,22 @@ Fraction(3, 5)
 Bands(short=6, medium=12, long=24)
 >>> cp.spotting_bands("buttoned", night=("naked-eye", "full-moon"))
 Bands(short=5, medium=10, long=20)
+
+Every answer can also come as a :class:`~harmony.rulings.Ruling` naming the clauses
+that decide it: :data:`READS` says which table or section each answer reads, and the
+clauses are those whose CP cells cite that place (see :meth:`CombatPatrol.ruling`).
+
+>>> cp.ruling("penetration_chance", 1, 5)
+Ruling(value=Fraction(3, 5), reasons=['cp-body-armour.penetration'])
 """
 from __future__ import annotations
 
+import inspect
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from .model import Model, Table
+from .model import Clause, Model, Table
+from .rulings import Ruling
 
 SOURCE = "CP"
 #: The ten-sided die icon of an action card, read for a body armour check (7.9.1).
@@ -59,6 +68,58 @@ class Duration(NamedTuple):
     until: str | None
 
 
+class Place(NamedTuple):
+    """A place of the CP booklet an answer reads: a section and/or a table, as the clause
+    cells cite them, narrowed to one clause ``aspect`` when several clauses cite it but
+    only that one decides the answer (the others merely use the table)."""
+
+    section: str | None = None
+    table: str | None = None
+    aspect: str | None = None
+
+    def decided_by(self, clause: Clause) -> bool:
+        """True when a CP cell of ``clause`` cites this place (and the aspect matches).
+
+        >>> from harmony.model import Cell, Citation
+        >>> c = Clause(id="x.y", aspect="y", cells={"CP": Cell(
+        ...     cites=[Citation(source="CP", section="7.5", table="5")])})
+        >>> Place(table="5").decided_by(c), Place(table="5", aspect="z").decided_by(c)
+        (True, False)
+        >>> Place(section="7.5.1").decided_by(c)
+        False
+        """
+        if self.aspect is not None and clause.aspect != self.aspect:
+            return False
+        return any(c.source == SOURCE
+                   and (self.section is None or c.section == self.section)
+                   and (self.table is None or c.table == self.table)
+                   for cell in clause.cells.values() for c in cell.cites)
+
+
+#: What each answer of :class:`CombatPatrol` reads; the clauses citing these places
+#: are its reasons. The one table to edit when a method starts reading something new.
+READS: dict[str, tuple[Place, ...]] = {
+    "penetration_chance": (Place(section="7.9.1", aspect="penetration"),),
+    "armour_effect": (Place(section="7.9.1", aspect="penetration"),
+                      Place(section="7.9.1", aspect="reduced-effect")),
+    "penetration_band": (Place(table="5", aspect="low-penetration"),
+                         Place(table="5", aspect="mid-penetration"),
+                         Place(table="5", aspect="high-penetration")),
+    "penetration_checks": (Place(table="5", aspect="hits-per-check"),),
+    "night_distance": (Place(table="6", aspect="night-sighting"),),
+    "illumination": (Place(table="7"),),
+    "lit_radius": (Place(table="7", aspect="illumination"),),
+    "spotting_bands": (Place(table="8", aspect="range-bands"),),
+    "band_of": (Place(table="8", aspect="range-bands"),),
+    "automatically_spotted": (Place(table="9"),),
+    "spotting_shifts": (Place(table="10"),),
+}
+#: What an answer given a ``night`` (vision, moon) reads besides: Table 6 and the
+#: rule that makes night bands from it (7.12.1).
+NIGHT_READS = (Place(table="6", aspect="night-sighting"),
+               Place(table="8", aspect="night-bands"))
+
+
 class CombatPatrol:
     """Tables 5 to 10 of one loaded model."""
 
@@ -70,6 +131,57 @@ class CombatPatrol:
         if t is None:
             raise LookupError(f"the rules define no {SOURCE} Table {number}")
         return t
+
+    def reasons(self, places: tuple[Place, ...]) -> list[str]:
+        """The ids of the clauses deciding ``places``, sorted; a place no clause cites is an
+        error (READS and the rules data disagree), never an empty reason.
+
+        >>> from harmony.loader import load
+        >>> from pathlib import Path
+        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp.reasons((Place(table="10"),))
+        ['alternate-spotting.modifiers']
+        >>> cp.reasons((Place(table="11"),))
+        Traceback (most recent call last):
+        LookupError: no CP clause cites table 11
+        """
+        found: set[str] = set()
+        for place in places:
+            ids = {c.id for c in self.model.clauses.values() if place.decided_by(c)}
+            if not ids:
+                where = ", ".join(f"{k} {v}" for k, v in place._asdict().items() if v)
+                raise LookupError(f"no {SOURCE} clause cites {where}")
+            found |= ids
+        return sorted(found)
+
+    def ruling(self, name: str, *args: Any, **kwargs: Any) -> Ruling:
+        """The answer of method ``name`` as a Ruling whose reasons are the clauses that
+        decide it (:data:`READS`, plus :data:`NIGHT_READS` when given a ``night``).
+
+        >>> from harmony.loader import load
+        >>> from pathlib import Path
+        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp.ruling("spotting_bands", "buttoned")
+        Ruling(value=Bands(short=5, medium=10, long=20), reasons=['alternate-spotting.range-bands'])
+        >>> dark = cp.ruling("band_of", "dismounted", 7, night=("naked-eye", "full-moon"))
+        >>> dark.value
+        'medium'
+        >>> print(*dark.reasons, sep="\\n")
+        alternate-spotting.night-bands
+        alternate-spotting.night-sighting
+        alternate-spotting.range-bands
+        >>> cp.ruling("table", "5")
+        Traceback (most recent call last):
+        LookupError: the CP calculator gives no ruling for 'table'
+        """
+        if name not in READS:
+            raise LookupError(f"the {SOURCE} calculator gives no ruling for {name!r}")
+        method = getattr(self, name)
+        places = READS[name]
+        if inspect.signature(method).bind(*args, **kwargs).arguments.get("night") is not None:
+            places += NIGHT_READS
+        value = method(*args, **kwargs)
+        return Ruling(value, self.reasons(places))
 
     # ------------------------------------------------------------ armour (7.5, 7.9)
     def penetration_chance(self, penetration: int, protection: int) -> Fraction:
