@@ -49,6 +49,9 @@ sys.path.insert(0, str(HERE))
 import corpus  # noqa: E402
 
 PY = sys.executable
+#: Where measured commands run: the measured checkout (``python3 -m`` puts the current
+#: folder first on ``sys.path``, before ``PYTHONPATH``).
+RUN_IN = ROOT
 
 
 class Sample:
@@ -56,10 +59,10 @@ class Sample:
         self.cpu, self.rss_mb, self.wall, self.rc = cpu, rss_mb, wall, rc
 
 
-def measure(cmd: list[str], env: dict, cwd: Path = ROOT, stdin: str | None = None) -> Sample:
+def measure(cmd: list[str], env: dict, cwd: Path | None = None) -> Sample:
     """Run ``cmd`` to its end; its own CPU seconds and peak memory (MB)."""
     t = time.perf_counter()
-    proc = subprocess.Popen(cmd, env=env, cwd=cwd, stdout=subprocess.DEVNULL,
+    proc = subprocess.Popen(cmd, env=env, cwd=cwd or RUN_IN, stdout=subprocess.DEVNULL,
                             stderr=subprocess.PIPE)
     err = proc.stderr.read()
     _, status, ru = os.wait4(proc.pid, 0)
@@ -196,7 +199,7 @@ class Bench:
                 "m, _ = load(sys.argv[1]); h, cards = pdf_html(m, ['REV'])\n"
                 "open(sys.argv[2], 'w', encoding='utf-8').write(h); print(len(cards))\n")
         n = subprocess.run([PY, "-c", dump, str(rules), str(html)], env=env_for(self.tree, None),
-                           capture_output=True, text=True, cwd=ROOT).stdout.strip()
+                           capture_output=True, text=True, cwd=RUN_IN).stdout.strip()
         wp = ("import sys; from weasyprint import HTML; from harmony.cards.render import TEMPLATES\n"
               "HTML(string=open(sys.argv[1], encoding='utf-8').read(), "
               "base_url=str(TEMPLATES)).write_pdf(sys.argv[2])\n")
@@ -216,7 +219,7 @@ class Bench:
         for n in self.args.units:
             out = subprocess.run([PY, str(HERE / "scenario_units.py"), str(n)],
                                  env=env_for(self.tree, None), capture_output=True, text=True,
-                                 cwd=ROOT)
+                                 cwd=RUN_IN)
             line = out.stdout.strip().splitlines()[-1] if out.stdout.strip() else out.stderr[-300:]
             print(f"scenario {n} units: {line}", flush=True)
             self.rows.append({"name": f"scenario of {n} units, 5 rulesets", "text": line})
@@ -254,6 +257,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--tree", default=str(ROOT), help="the checkout whose harmony is measured")
     ap.add_argument("--out", type=Path, default=None)
     args = ap.parse_args(argv)
+    global RUN_IN
+    RUN_IN = Path(args.tree).resolve()
     bench = Bench(args)
     try:
         for row in args.rows.split(","):
