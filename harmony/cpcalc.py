@@ -105,6 +105,9 @@ READS: dict[str, tuple[Place, ...]] = {
     "penetration_band": (Place(table="5", aspect="low-penetration"),
                          Place(table="5", aspect="mid-penetration"),
                          Place(table="5", aspect="high-penetration")),
+    "penetration_effect": (Place(table="5", aspect="low-penetration"),
+                           Place(table="5", aspect="mid-penetration"),
+                           Place(table="5", aspect="high-penetration")),
     "penetration_checks": (Place(table="5", aspect="hits-per-check"),),
     "night_distance": (Place(table="6", aspect="night-sighting"),),
     "illumination": (Place(table="7"),),
@@ -221,6 +224,17 @@ class CombatPatrol:
             if (lo is None or penetration >= lo) and (hi is None or penetration <= hi):
                 return row
         raise LookupError(f"Table 5 has no row for penetration {penetration}")
+
+    def penetration_effect(self, penetration: int) -> str:
+        """The kind of effect Table 5 gives a penetrating hit of this penetration value.
+
+        >>> from harmony.loader import load
+        >>> from pathlib import Path
+        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp.penetration_effect(4)
+        'small-icon-knocks-out'
+        """
+        return self.penetration_band(penetration)["effect"]
 
     def penetration_checks(self, penetration: int, hits: int, figure_1_1: bool = True) -> int:
         """Penetration checks earned by ``hits`` in one activation (Method 1): one per full
