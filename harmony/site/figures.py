@@ -186,12 +186,14 @@ def referee_states(sc: Scenario, snapshots: list[dict]) -> list[list[dict]]:
 
 def referee_figures(sc: Scenario, snapshots: list[dict]) -> list[dict]:
     """One figure per step played under a referee: the referee's board and each side's board
-    side by side, in one drawing (``[{"svg", "caption"}]``)."""
+    side by side, in one drawing, with the key of the units on the referee's board
+    (``[{"svg", "caption", "key"}]``)."""
     figs = []
     for n, boards in enumerate(referee_states(sc, snapshots)):
         parts = [svg.draw(b, id_prefix=f"{sc.id}-ref-{n}-{k}") for k, b in enumerate(boards)]
         figs.append({"svg": _side_by_side(parts, boards[0]["title"].rsplit(",", 1)[0]),
-                     "caption": " | ".join(b["caption"] for b in boards)})
+                     "caption": " | ".join(b["caption"] for b in boards),
+                     "key": _key(boards[0]["units"])})   # the referee's board: every unit
     return figs
 
 
