@@ -113,6 +113,9 @@ def valid_folders(draw) -> dict[str, Any]:
                 cell["option"] = draw(slug)
             if names:
                 cell["params"] = {n: draw(param_value(decls[n])) for n in names}
+            if cell["status"] in ("rule", "optional", "tournament"):
+                # a valid folder: every rule cell of a ruleset with cards has one or says why not
+                cell["card"] = {"none": "a generated rule, for the fuzz tests"}
             cells[key] = cell
         clauses.append({"id": f"spotting.gen-{i}-{draw(slug)}", "topic": "spotting",
                         "aspect": "spotters", "title": draw(words).capitalize(), "cells": cells})
