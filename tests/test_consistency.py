@@ -12,6 +12,7 @@ from harmony import consistency
 from harmony.check import CHECKS, check_path
 from harmony.cli import main
 from harmony.numbers import numbers_in
+from editing import edit, line_of
 
 ROOT = Path(__file__).resolve().parent.parent
 FIXTURE = ROOT / "tests" / "fixtures" / "consistency" / "rules_data"
@@ -22,18 +23,6 @@ def data(tmp_path):
     dest = tmp_path / "rules_data"
     shutil.copytree(FIXTURE, dest)
     return dest
-
-
-def edit(folder: Path, name: str, old: str, new: str) -> None:
-    path = folder / name
-    text = path.read_text(encoding="utf-8")
-    assert text.count(old) == 1, f"{old!r} not found once in {name}"
-    path.write_text(text.replace(old, new), encoding="utf-8")
-
-
-def line_of(folder: Path, name: str, needle: str) -> int:
-    lines = (folder / name).read_text(encoding="utf-8").splitlines()
-    return next(i for i, line in enumerate(lines, 1) if needle in line)
 
 
 def found(folder: Path) -> list[tuple[str, int, str, str]]:

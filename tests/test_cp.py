@@ -4,7 +4,6 @@ The checks are exercised on a copy of the shipped rules_data with one thing brok
 looking for the diagnostic at the right line.
 """
 import json
-import shutil
 from fractions import Fraction
 from pathlib import Path
 
@@ -14,6 +13,7 @@ from harmony.check import check_path
 from harmony.cpcalc import CombatPatrol
 from harmony.loader import load
 from harmony.markup import plain_text
+from editing import edit, line_of
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rules_data"
@@ -29,22 +29,8 @@ def model():
 
 
 @pytest.fixture
-def data(tmp_path):
-    dest = tmp_path / "rules_data"
-    shutil.copytree(RULES, dest)
-    return dest
-
-
-def edit(folder: Path, name: str, old: str, new: str) -> None:
-    path = folder / name
-    text = path.read_text(encoding="utf-8")
-    assert text.count(old) == 1, f"{old!r} not found once in {name}"
-    path.write_text(text.replace(old, new), encoding="utf-8")
-
-
-def line_of(folder: Path, name: str, needle: str) -> int:
-    lines = (folder / name).read_text(encoding="utf-8").splitlines()
-    return next(i for i, line in enumerate(lines, 1) if needle in line)
+def data(rules_copy):
+    return rules_copy
 
 
 def found(folder: Path):

@@ -12,6 +12,7 @@ from harmony.cli import main
 from harmony.diff import (changes_rst, diff_models, is_empty, rst_escape, to_text,
                           version_pages)
 from harmony.loader import load
+from editing import edit
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rules_data"
@@ -21,13 +22,6 @@ FIXTURE = ROOT / "tests" / "fixtures" / "consistency" / "rules_data"
 def copy(src: Path, dest: Path) -> Path:
     shutil.copytree(src, dest)
     return dest
-
-
-def edit(folder: Path, name: str, old: str, new: str) -> None:
-    path = folder / name
-    text = path.read_text(encoding="utf-8")
-    assert text.count(old) == 1, f"{old!r} not found once in {name}"
-    path.write_text(text.replace(old, new), encoding="utf-8")
 
 
 def model(folder: Path):
