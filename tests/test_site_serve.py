@@ -1,6 +1,7 @@
 """``harmony serve``: start it, fetch a page over HTTP, edit a file, see the change, stop it."""
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import signal
@@ -20,8 +21,17 @@ def fetch(url: str) -> str:
         return r.read().decode("utf-8")
 
 
-def test_serve_rebuilds_when_a_rules_file_changes(tmp_path, rules_copy):
-    rules = rules_copy
+class Server:
+    """A running ``harmony serve``: its process and the address it serves."""
+
+    def __init__(self, proc: subprocess.Popen, url: str, errors):
+        self.proc, self.url, self.errors = proc, url, errors
+
+
+@contextlib.contextmanager
+def serving(rules: Path, tmp_path: Path, start_within: float = 120):
+    """Start ``harmony serve`` on a free port, yield it once it says where it serves, and
+    stop it with Ctrl-C (SIGINT) at the end; its stderr goes to ``tmp_path/serve.err``."""
     env = dict(os.environ, PYTHONUNBUFFERED="1")
     errors = open(tmp_path / "serve.err", "w+", encoding="utf-8")
     proc = subprocess.Popen([sys.executable, "-m", "harmony", "serve", str(rules), "--port", "0",
@@ -29,15 +39,30 @@ def test_serve_rebuilds_when_a_rules_file_changes(tmp_path, rules_copy):
                             stderr=errors, text=True, cwd=tmp_path, env=env)
     try:
         url = None
-        deadline = time.monotonic() + 90
+        deadline = time.monotonic() + start_within
         while url is None and time.monotonic() < deadline:
-            line = proc.stdout.readline()
+            line = proc.stdout.readline() if proc.stdout else ""
             if not line and proc.poll() is not None:
                 break
             m = re.search(r"serving (http://127\.0\.0\.1:\d+/)", line)
             if m:
                 url = m.group(1)
         assert url, "harmony serve did not start"
+        yield Server(proc, url, errors)
+    finally:
+        proc.send_signal(signal.SIGINT)
+        try:
+            proc.wait(timeout=20)
+        except subprocess.TimeoutExpired:  # pragma: no cover
+            proc.kill()
+            proc.wait()
+        errors.close()
+
+
+def test_serve_rebuilds_when_a_rules_file_changes(tmp_path, rules_copy):
+    rules = rules_copy
+    with serving(rules, tmp_path) as server:
+        url = server.url
         assert "The PanzerBlitz rules harmony" in fetch(url)
         assert "Spotting" in fetch(url + "topics/spotting.html")
 
@@ -51,18 +76,10 @@ def test_serve_rebuilds_when_a_rules_file_changes(tmp_path, rules_copy):
         while time.monotonic() < deadline and not seen:
             time.sleep(0.5)
             seen = "Spotting (edited live)" in fetch(url + "topics/spotting.html")
-        errors.flush()
+        server.errors.flush()
         assert seen, ("the edit never showed up; the server said:\n"
                       + (tmp_path / "serve.err").read_text("utf-8"))
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            proc.kill()
-            proc.wait()
-        errors.close()
-    assert proc.returncode == 0
+    assert server.proc.returncode == 0
 
 
 def test_serve_shows_a_failed_rebuild_on_every_page_holds_a_burst_and_lists_no_folder(tmp_path, rules_copy):
@@ -71,22 +88,8 @@ def test_serve_shows_a_failed_rebuild_on_every_page_holds_a_burst_and_lists_no_f
     from concurrent.futures import ThreadPoolExecutor
 
     rules = rules_copy
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
-    errors = open(tmp_path / "serve.err", "w+", encoding="utf-8")
-    proc = subprocess.Popen([sys.executable, "-m", "harmony", "serve", str(rules), "--port", "0",
-                             "--out", str(tmp_path / "out")], stdout=subprocess.PIPE,
-                            stderr=errors, text=True, cwd=tmp_path, env=env)
-    try:
-        url = None
-        deadline = time.monotonic() + 120
-        while url is None and time.monotonic() < deadline:
-            line = proc.stdout.readline()
-            if not line and proc.poll() is not None:
-                break
-            m = re.search(r"serving (http://127\.0\.0\.1:\d+/)", line)
-            if m:
-                url = m.group(1)
-        assert url, "harmony serve did not start"
+    with serving(rules, tmp_path) as server:
+        url = server.url
         page = url + "topics/spotting.html"
         assert "harmony-serve-error" not in fetch(page)
         first = json.loads(fetch(url + ".harmony-serve/status"))
@@ -127,11 +130,3 @@ def test_serve_shows_a_failed_rebuild_on_every_page_holds_a_burst_and_lists_no_f
             status = json.loads(fetch(url + ".harmony-serve/status"))
         assert not status["problems"]
         assert "harmony-serve-error" not in fetch(page)
-    finally:
-        proc.send_signal(signal.SIGINT)
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:  # pragma: no cover
-            proc.kill()
-            proc.wait()
-        errors.close()
