@@ -5,13 +5,17 @@ of ``templates/site``; :mod:`.directives` turns the data those pages carry into
 docutils nodes (:mod:`.nodes`); :mod:`.roles` resolves clause, term and source
 references and gives prose pages the ``:clause:`` role; :mod:`.build` runs
 Sphinx in-process and :mod:`.serve` previews the site while it is edited.
+
+The extension's modules (and with them Sphinx and docutils) are imported by
+:func:`setup`, which only Sphinx calls: a command that builds no site, such as
+``harmony check``, does not pay for them.
 """
 from __future__ import annotations
 
-from . import directives, nodes, roles
-
 
 def setup(app):
+    from . import directives, nodes, roles
+
     nodes.setup(app)
     roles.setup(app)
     directives.setup(app)
