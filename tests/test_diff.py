@@ -9,9 +9,9 @@ import docutils.utils
 import pytest
 
 from harmony.cli import main
-from harmony.diff import (changes_rst, diff_models, is_empty, rst_escape, to_text,
-                          version_pages)
+from harmony.diff import changes_rst, diff_models, is_empty, rst_escape, to_text
 from harmony.loader import load
+from harmony.site.views import version_views
 from editing import edit
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -170,14 +170,30 @@ def test_rst_escape_leaves_nothing_to_interpret():
     assert "*a* **b** `c` ``d`` _e_ |f| [1]_ :role:`g` &lt;h&gt;" in html
 
 
+def versions(m) -> dict[str, dict]:
+    """The site's what-changed pages, by file name."""
+    return {v["file"]: v for v in version_views(m)}
+
+
+def item(page: dict, clause_id: str) -> dict:
+    found = [i for i in page["items"] if i["id"] == clause_id]
+    assert len(found) == 1, [i["id"] for i in page["items"]]
+    return found[0]
+
+
 def test_version_pages_of_the_shipped_data():
-    pages = version_pages(model(RULES))
-    assert "changes-rev-0-1.rst" in pages
-    page = pages["changes-rev-0-1.rst"]
-    assert rst_problems(page) == []
     m = model(RULES)
-    rev_cells = [c for cl in m.clauses.values() for k, c in cl.cells.items() if k == "REV" and c.covered]
-    assert rev_cells and all(rst_escape(c.clause_id) in page for c in rev_cells)
+    page = versions(m)["changes-rev-0-1"]
+    revised = sorted({c.clause_id for cl in m.clauses.values() for k, c in cl.cells.items()
+                      if k == "REV" and c.covered and c.relation is not None})
+    assert revised and sorted(i["id"] for i in page["items"]) == revised
+    # each amending cell stands beside the text it amends, and says how its parameters differ
+    # from the base's
+    opfire = item(page, "opportunity-fire.rule")
+    assert [p["old_cell"] for p in opfire["pairs"]] == m.cell("opportunity-fire.rule@REV").relation.clauses
+    base = {p["name"]: p for p in opfire["params"]}
+    assert base["opfire.drm"] == {"name": "opfire.drm", "label": base["opfire.drm"]["label"],
+                                  "was": "0", "now": "+1"}
 
 
 # ------------------------------------------- v0.2 of REV: concealed movement standard
@@ -244,11 +260,11 @@ def test_v02_changes_text_status_and_version(tmp_path):
     assert cell["changed"]["new"] == {"version": "0.2", "note": "Concealed movement is standard, no "
                                       "longer optional."}
     assert "REV" in d["sources"]["changed"]
-    pages = version_pages(model(new))
-    assert sorted(pages) == ["changes-rev-0-1.rst", "changes-rev-0-2.rst"]
-    assert rst_escape("movement.concealed") in pages["changes-rev-0-2.rst"]
-    assert "Concealed movement is standard" in pages["changes-rev-0-2.rst"]
-    assert rst_problems(pages["changes-rev-0-2.rst"]) == []
+    pages = versions(model(new))
+    assert sorted(pages) == ["changes-rev-0-1", "changes-rev-0-2"]
+    concealed = item(pages["changes-rev-0-2"], "movement.concealed")
+    assert concealed["changed"].startswith("Concealed movement is standard")
+    assert concealed["status"] == "rule"
 
 
 def test_v02_changes_the_ruling_of_a_scenario(tmp_path, capsys):
@@ -293,16 +309,20 @@ def test_version_pages_read_the_previous_version_from_git(repo):
     edit(data, "opportunity-fire.yaml", "        requires: [spotting.rule]\n",
          "        requires: [spotting.rule]\n        changed: {version: '0.2', note: Modifier raised.}\n")
     git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qam", "REV 0.2")
-    pages = version_pages(model(data))
-    assert sorted(pages) == ["changes-rev-0-1.rst", "changes-rev-0-2.rst"]
-    two = pages["changes-rev-0-2.rst"]
-    assert rst_problems(two) == []
-    assert "mover [-entering-]{+that enters+} a hex" in two
+    pages = versions(model(data))
+    assert sorted(pages) == ["changes-rev-0-1", "changes-rev-0-2"]
+    two = item(pages["changes-rev-0-2"], "opportunity-fire.rule")
+    # against the cell as it was at 0.1, read from the commit before 0.2
+    assert [p["old_cell"] for p in two["pairs"]] == ["opportunity-fire.rule@REV"]
+    pieces = two["pairs"][0]["pieces"]
+    assert ("delete", "entering") in pieces and ("insert", "that enters") in pieces
     # the previous version is the last commit before 0.2 (drm +2), not the first one (+1)
-    assert "``opfire.drm`` = \\+3 (was \\+2)" in two
-    one = pages["changes-rev-0-1.rst"]
+    assert two["params"] == [{"name": "opfire.drm", "label": two["params"][0]["label"],
+                              "was": "+2", "now": "+3"}]
     # the 0.1 page shows the 0.1 text, read from the commit where REV was at 0.1
-    assert "mover entering a hex" in one and "that enters" not in one
+    one = item(pages["changes-rev-0-1"], "opportunity-fire.rule")
+    words = " ".join(w for _, w in one["pairs"][0]["pieces"])
+    assert "mover entering a hex" in words and "that enters" not in words
 
 
 def test_an_older_state_without_a_new_parameter_is_still_played(tmp_path, capsys):

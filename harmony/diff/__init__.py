@@ -33,11 +33,11 @@ from .revisions import RULES_DIR, Side, find_repo, open_side, repo_root, resolve
 from .rst import changes_rst, rst_escape
 from .rulings import ruling_diff, run_rulings
 from .text import to_text
-from .versions import model_at_version, version_pages
+from .versions import model_at_version
 
 __all__ = [
     "RULES_DIR", "Side", "changes_rst", "diff_args", "diff_cell", "diff_clause", "diff_models",
     "find_repo", "is_empty", "model_at_version", "open_side", "repo_root", "resolve_commit", "rst_escape",
     "ruling_diff",
-    "run_diff", "run_rulings", "to_text", "version_pages",
+    "run_diff", "run_rulings", "to_text",
 ]

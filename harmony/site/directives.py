@@ -713,6 +713,8 @@ class HarmonyChange(DataDirective):
         if item.get("changed"):
             box += nodes.paragraph("", "", nodes.strong("Changed: ", "Changed: "), nodes.Text(item["changed"]),
                                    classes=["hm-changed"])
+        if item.get("params"):
+            box += self._params(item["params"])
         for pair in item["pairs"]:
             sides = element("div", {}, classes=["hm-sides"])
             if pair["old_cell"]:
@@ -731,6 +733,17 @@ class HarmonyChange(DataDirective):
             sides += right
             box += sides
         return [box]
+
+    @staticmethod
+    def _params(rows) -> nodes.bullet_list:
+        """The parameters the revision changes: "Label (``name``): was → now"."""
+        items = nodes.bullet_list("", classes=["hm-param-changes"])
+        for row in rows:
+            para = nodes.paragraph("", "", nodes.Text(f"{row['label']} ("), nodes.literal(row["name"], row["name"]),
+                                   nodes.Text("): "), element("del", {}, nodes.Text(row["was"])),
+                                   nodes.Text(" → "), element("ins", {}, nodes.Text(row["now"])))
+            items += nodes.list_item("", para)
+        return items
 
     @staticmethod
     def _text(pieces, kind: str) -> nodes.paragraph:

@@ -501,7 +501,58 @@ def change_view(model: Model, cell: Cell, old: Cell | None, old_model: Model | N
         view["pairs"].append({"old_cell": target, "old_label": label, "pieces": word_diff(old_text, new_text)})
     if not olds:
         view["pairs"].append({"old_cell": None, "old_label": None, "pieces": [("equal", new_text)]})
+    if old is not None and old_model is not None:
+        was = {n: (old_model, v) for n, v in old.params.items()}
+    else:
+        was = {n: (model, s.value) for n, s in base_settings(model, base).items()}
+    view["params"] = param_changes(model, cell.params, was)
     return view
+
+
+def base_settings(model: Model, base: str | None) -> dict:
+    """What the base ruleset sets, by parameter name (each a resolved Setting); empty when
+    the cell revises no ruleset of this model."""
+    if not base or base not in model.sources:
+        return {}
+    try:
+        return {n: s for n, s in Ruleset.from_model(model, base).settings.items() if not s.unset}
+    except RulesetError:
+        return {}
+
+
+def param_changes(model: Model, now: dict[str, Any], was: dict[str, tuple[Model, Any]]) -> list[dict]:
+    """The parameters a revised cell sets to something other than what it had (or what its
+    base sets), each in the parameter's own words: ``label``, ``name``, ``was``, ``now``
+    (``not set`` where there is no value). A parameter the cell no longer sets is listed
+    only where it had one of its own (``was`` from a previous version of the cell).
+
+    >>> from harmony.model import Parameter
+    >>> m = Model(parameters={"opfire.drm": Parameter(name="opfire.drm", type="modifier",
+    ...                                               label="Opportunity fire modifier")})
+    >>> param_changes(m, {"opfire.drm": 3}, {"opfire.drm": (m, 2)})
+    [{'name': 'opfire.drm', 'label': 'Opportunity fire modifier', 'was': '+2', 'now': '+3'}]
+    >>> param_changes(m, {"opfire.drm": 2}, {"opfire.drm": (m, 2)})
+    []
+    """
+    rows = []
+    for name in sorted(set(now) | set(was)):
+        param = model.parameters.get(name)
+        type_name = param.type if param is not None else None
+        if name not in now and name in was and was[name][0] is model:
+            continue                                   # set by the base only: nothing changed
+        old_model, old_value = was.get(name, (model, None))
+        before = paramtypes.norm(paramtypes.coerce(type_name, old_value), type_name) if name in was else None
+        after = paramtypes.norm(paramtypes.coerce(type_name, now[name]), type_name) if name in now else None
+        if name in was and name in now and before == after:
+            continue
+
+        def words(m: Model, present: bool, value: Any) -> str:
+            p = m.parameters.get(name)
+            return (paramtypes.phrase(p, value) if p is not None else render_value(value)) if present \
+                else "not set"
+        rows.append({"name": name, "label": paramtypes.label(param) if param is not None else name,
+                     "was": words(old_model, name in was, old_value), "now": words(model, name in now, now.get(name))})
+    return rows
 
 
 def version_views(model: Model) -> list[dict]:
