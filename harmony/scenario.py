@@ -186,7 +186,13 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
             if exp.ask.at is not None:
                 _row(result, name, step, exp, None, f"the mover never entered {exp.ask.at} under {name}")
                 continue
-            _row(result, name, step, exp, _asked(game, exp.ask, referee))
+            try:
+                _row(result, name, step, exp, _asked(game, exp.ask, referee))
+            except ScenarioError as e:
+                why = f"step {step.index + 1}: the question could not be answered: {e.message}"
+                result.errors.append(Diagnostic(e.pos, "error", f"scenario {sc.id}, {name}: {why}",
+                                                "scenario-step"))
+                _row(result, name, step, exp, None, why)
         snap.update(game.snapshot())
         if rule_on(Why(game.rules), "referee.hidden-boards"):
             snap["views"] = {side: _view_data(referee, side) for side in game.sides}

@@ -214,6 +214,22 @@ def test_check_reports_an_unplayable_step_at_its_position(tmp_path, case):
         {"PB", "PL", "AIW", "REV"}
 
 
+def test_a_question_the_engine_cannot_answer_is_reported_at_the_question(tmp_path):
+    """Found by the long fuzz run: the starter's scenario asks can-fire while the parameter
+    the engine reads for it is no longer declared. The question is a positioned error;
+    nothing escapes the check."""
+    from harmony.check import check_path
+    from harmony.init import create
+    scratch = tmp_path / "rules_data"
+    create(scratch)
+    params = scratch / "parameters.yaml"
+    params.write_text(params.read_text().replace("name: spot.adjacent", "name: spot.adjacen"))
+    _, report = check_path(scratch)
+    asks = [d for d in report.errors if d.code == "scenario-step" and "could not be answered" in d.message]
+    assert asks and all("spot.adjacent" in d.message and d.pos.path.endswith(".yaml")
+                        and "scenarios" in d.pos.path and d.pos.line > 1 for d in asks), report.to_text()
+
+
 def test_check_reports_a_unit_loaded_in_itself(tmp_path):
     from harmony.check import check_path
     scratch = tmp_path / "rules_data"
