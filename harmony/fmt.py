@@ -315,7 +315,13 @@ def formatted(doc: Document) -> str:
     order_keys(doc.tree, schema())
     keep_flow_comments(doc.tree, doc.text)
     out = io.StringIO()
-    new_yaml().dump(doc.tree, out)
+    try:
+        new_yaml().dump(doc.tree, out)
+    except (ValueError, TypeError, ArithmeticError) as e:
+        # ruamel.yaml cannot write some values it reads (``-1e-999``, a float that rounds to
+        # -0.0 in exponent form, fails in its representer): leave the file as it is
+        raise FormatError(f"{doc.path}: ruamel.yaml cannot write this file back ({type(e).__name__}: {e}); "
+                          "file left as it is") from None
     text = "\n".join(line.rstrip(" ") for line in out.getvalue().split("\n"))
     for candidate in (text, out.getvalue()):
         try:

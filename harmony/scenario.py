@@ -148,6 +148,8 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
         game = Game.from_data(rs, data["map"], data["units"], start["side"], start["phase"],
                               start.get("turn", 1))
         game.stacking = dict(data.get("stacking") or {})
+        referee = Referee(game)
+        referee.spotting_step()             # before the first player's move too
     except (RulesetError, EngineError, MapError) as e:
         result.errors.append(Diagnostic(sc.pos("rulesets"), "error", f"scenario {sc.id}, {name}: {e}",
                                         "scenario-setup"))
@@ -155,8 +157,6 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
             for exp in step.expect:
                 _row(result, name, step, exp, None, "the scenario could not be set up")
         return
-    referee = Referee(game)
-    referee.spotting_step()             # before the first player's move too
     bad = parsed.first_bad()
     broken = None
     for step in parsed.steps:
@@ -193,11 +193,16 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
                 result.errors.append(Diagnostic(e.pos, "error", f"scenario {sc.id}, {name}: {why}",
                                                 "scenario-step"))
                 _row(result, name, step, exp, None, why)
-        snap.update(game.snapshot())
-        if rule_on(Why(game.rules), "referee.hidden-boards"):
-            snap["views"] = {side: _view_data(referee, side) for side in game.sides}
-            snap["stops"] = {u: r.value for u, r in sorted(referee.stops.items())}
-        snap["sights"] = snap.get("sights", []) + [s.as_data() for s in game.take_sights()]
+        try:
+            snap.update(game.snapshot())
+            if rule_on(Why(game.rules), "referee.hidden-boards"):
+                snap["views"] = {side: _view_data(referee, side) for side in game.sides}
+                snap["stops"] = {u: r.value for u, r in sorted(referee.stops.items())}
+            snap["sights"] = snap.get("sights", []) + [s.as_data() for s in game.take_sights()]
+        except RulesetError as e:           # an engine parameter the rules do not declare
+            broken = f"step {step.index + 1} could not be drawn: {e}"
+            result.errors.append(Diagnostic(sc.pos("rulesets"), "error", f"scenario {sc.id}, {name}: {broken}",
+                                            "scenario-step"))
         snap["log"] = game.log[log_start:]
         snaps.append(snap)
 

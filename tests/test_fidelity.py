@@ -230,6 +230,21 @@ def test_a_question_the_engine_cannot_answer_is_reported_at_the_question(tmp_pat
                         and "scenarios" in d.pos.path and d.pos.line > 1 for d in asks), report.to_text()
 
 
+def test_an_undeclared_parameter_read_before_the_first_step_is_a_setup_error(tmp_path):
+    """Found by the long fuzz run (seed 4): the referee's spotting step, which runs before
+    the first move, read a parameter the rules do not declare, out of check."""
+    from harmony.check import check_path
+    from harmony.init import create
+    scratch = tmp_path / "rules_data"
+    create(scratch)
+    params = scratch / "parameters.yaml"
+    params.write_text(params.read_text() + "  - name: referee.spotting-step\n    type: bool\n"
+                      "    description: A spotting step before each move.\n    default: true\n")
+    _, report = check_path(scratch)
+    setup = [d for d in report.errors if d.code == "scenario-setup"]
+    assert setup and all("has no parameter" in d.message and d.pos.line > 1 for d in setup), report.to_text()
+
+
 def test_check_reports_a_unit_loaded_in_itself(tmp_path):
     from harmony.check import check_path
     scratch = tmp_path / "rules_data"

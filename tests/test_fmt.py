@@ -525,3 +525,22 @@ def test_comments_inside_flow_collections_are_kept(text, comments):
         assert out.count(c) == 1, out
     assert plain(new_yaml().load(out)) == plain(new_yaml().load(text))
     assert formatted(read_text("t.yaml", out)) == out
+
+
+def test_a_value_ruamel_cannot_write_back_leaves_the_file_whole(tmp_path, capsys):
+    """Found by the long fuzz run (seed 5): ruamel.yaml reads ``-1e-999`` but its writer
+    fails on it; fmt refuses the file with one line and leaves it byte for byte."""
+    from harmony.init import create
+    folder = tmp_path / "rules_data"
+    create(folder)
+    params = folder / "parameters.yaml"
+    text = params.read_text().replace("default: true", "default: -1e-999", 1)
+    assert text != params.read_text()
+    params.write_text(text)
+    before = params.read_bytes()
+    assert cli.main(["fmt", str(folder)]) == 1
+    said = capsys.readouterr()
+    out = said.out + said.err
+    assert params.read_bytes() == before
+    line = [x for x in out.splitlines() if "parameters.yaml" in x]
+    assert line and "cannot write this file back" in line[0] and "Traceback" not in out
