@@ -132,14 +132,46 @@ def compose(text: str) -> PosMap | None:
     if CParser is None or _avoided(text):
         return None
     try:
-        return _compose(CParser(text))
+        return _compose(CParser(text), text)
     except (_Unsure, yaml.YAMLError):
         return None
     except Exception:       # anything unforeseen: the round-trip reader decides
         return None
 
 
-def _compose(parser: Any) -> PosMap | None:
+def _empty_value_mark(text: str, mark: Any) -> tuple[int, int] | None:
+    """Where ruamel places an empty value of a block mapping (``key:`` and nothing): at
+    the next thing written after it (a key or a '-', past blank and comment lines), or at
+    the end of the text; libyaml places it just after the ':'. A comment on the key's own
+    line keeps libyaml's place, as ruamel does. None when unsure.
+
+    >>> from types import SimpleNamespace as M
+    >>> mark = M(index=2, line=0, column=2)
+    >>> _empty_value_mark("a:\\n\\n  # c\\n  b: 1\\n", mark), _empty_value_mark("a:\\n", mark)
+    ((3, 2), (1, 0))
+    """
+    i, n = mark.index, len(text)
+    while i < n and text[i] == " ":
+        i += 1
+    if i < n and text[i] == "#":
+        return mark.line, mark.column
+    if i < n and text[i] != "\n":
+        return None
+    line = mark.line
+    while i < n:                          # text[i] ends a line: look at the next one
+        line += 1
+        start = i + 1
+        end = text.find("\n", start)
+        end = n if end < 0 else end
+        body = text[start:end]
+        stripped = body.lstrip(" ")
+        if stripped and not stripped.startswith("#"):
+            return line, len(body) - len(stripped)
+        i = end
+    return text.count("\n"), n - (text.rfind("\n") + 1)
+
+
+def _compose(parser: Any, text: str) -> PosMap | None:
     get = parser.get_event
     if type(get()) is not yaml.StreamStartEvent:
         return None
@@ -152,10 +184,14 @@ def _compose(parser: Any) -> PosMap | None:
     Scalar, MapStart, SeqStart = yaml.ScalarEvent, yaml.MappingStartEvent, yaml.SequenceStartEvent
     MapEnd, SeqEnd = yaml.MappingEndEvent, yaml.SequenceEndEvent
     m = ev.start_mark
-    root = node = PosMap()
+    root = PosMap()
     data: dict = {}
-    node.lc = Marks(m.line, m.column, data)
-    is_map, key, key_mark = True, None, None   # key_mark None: the next scalar is a key
+    root.lc = Marks(m.line, m.column, data)
+    node: Any = root
+    key: Any = None
+    key_mark: Any = None                    # None: the next scalar in a mapping is a key
+    is_map = True
+    flow = bool(ev.flow_style)
     stack: list[tuple] = []
     while True:
         ev = get()
@@ -172,15 +208,24 @@ def _compose(parser: Any) -> PosMap | None:
             elif style == ">":
                 value = FoldedScalarString(value)
             m = ev.start_mark
+            line, col = m.line, m.column
+            if value is None and not ev.value and not style:    # an empty value
+                if flow or (is_map and key_mark is None):
+                    return None                 # ruamel places these otherwise: let it
+                if is_map:
+                    at = _empty_value_mark(text, m)
+                    if at is None:
+                        return None
+                    line, col = at
             if not is_map:
-                data[len(node)] = (m.line, m.column)
+                data[len(node)] = (line, col)
                 node.append(value)
             elif key_mark is None:
                 if value in node:          # a duplicate key (also 1 and 1.0, true and 1)
                     return None
                 key, key_mark = value, m
             else:
-                data[key] = (key_mark.line, key_mark.column, m.line, m.column)
+                data[key] = (key_mark.line, key_mark.column, line, col)
                 node[key] = value
                 key_mark = None
         elif t is MapStart or t is SeqStart:
@@ -198,12 +243,13 @@ def _compose(parser: Any) -> PosMap | None:
             else:
                 data[len(node)] = (m.line, m.column)
                 node.append(child)
-            stack.append((node, data, is_map))
+            stack.append((node, data, is_map, flow))
             node, data, is_map, key_mark = child, child_data, t is MapStart, None
+            flow = flow or bool(ev.flow_style)
         elif t is MapEnd or t is SeqEnd:
             if not stack:
                 break
-            node, data, is_map = stack.pop()
+            node, data, is_map, flow = stack.pop()
             key_mark = None
         else:                               # an alias, or anything else
             return None

@@ -61,6 +61,7 @@ class PosMap(dict):
     """A mapping read from YAML, with its :class:`Marks` in ``.lc``."""
 
     __slots__ = ("lc",)
+    lc: Marks
 
     def __reduce__(self):
         return _pos_map, (self.lc, dict(self))
@@ -70,6 +71,7 @@ class PosSeq(list):
     """A list read from YAML, with its :class:`Marks` in ``.lc``."""
 
     __slots__ = ("lc",)
+    lc: Marks
 
     def __reduce__(self):
         return _pos_seq, (self.lc, list(self))
@@ -113,26 +115,28 @@ def node_pos(file: str, tree: Any, path: tuple, key: bool = False) -> Pos:
     >>> node_pos("x.yaml", tree, ("sources", 0, "key")), node_pos("x.yaml", tree, ("sources", 9))
     (Pos(path='x.yaml', line=2, col=10), Pos(path='x.yaml', line=2, col=3))
     """
-    node, best = tree, Pos(file, 1, 1)
-    if hasattr(node, "lc") and node.lc.line is not None:
-        best = Pos(file, node.lc.line + 1, node.lc.col + 1)
+    node, line, col = tree, 0, 0
+    lc = getattr(node, "lc", None)
+    if lc is not None and lc.line is not None:
+        line, col = lc.line, lc.col
+    last = len(path) - 1
     for i, step in enumerate(path):
-        last = i == len(path) - 1
+        lc = getattr(node, "lc", None)
+        if lc is None:
+            break
         try:
-            if isinstance(node, dict) and hasattr(node, "lc") and step in node:
-                line, col = node.lc.key(step) if (key and last) else node.lc.value(step)
-                best = Pos(file, line + 1, col + 1)
-                node = node[step]
-            elif (isinstance(node, list) and hasattr(node, "lc") and isinstance(step, int)
-                  and 0 <= step < len(node)):
-                line, col = node.lc.item(step)
-                best = Pos(file, line + 1, col + 1)
-                node = node[step]
+            if isinstance(node, dict):
+                if step not in node:
+                    break
+                line, col = lc.key(step) if (key and i == last) else lc.value(step)
+            elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+                line, col = lc.item(step)
             else:
                 break
+            node = node[step]
         except (KeyError, TypeError, AttributeError):
             break
-    return best
+    return Pos(file, line + 1, col + 1)
 
 
 def first_content(path: str, text: str) -> Pos:
