@@ -8,13 +8,14 @@ Copy 1 is the shipped data as it is. Every further copy ``k`` is written to its 
 folder ``OUT/copy-NNN/`` and holds the topic files, the topics, the notes and
 (unless ``--no-scenarios``) the scenarios again, with every topic id, clause id,
 note id and scenario id renamed (``spotting`` becomes ``spotting-k2``,
-``spotting.rule`` becomes ``spotting-k2.rule``); sources, parameters, glossary and
-footnotes stay shared, as in one real harmony. Renaming is done on the text with
+``spotting.rule`` becomes ``spotting-k2.rule``); sources, parameters, glossary,
+footnotes and tables stay shared, as in one real harmony (a table's citation names one
+printed table, which every copy's marks print). Renaming is done on the text with
 whole-word patterns, so the comments and prose of every file are those of the
 shipped data (``harmony check`` passes on the corpus; a renamed id may make a
 line longer than ``harmony fmt`` would write it).
 
-The number of clauses is rounded up to whole copies (the shipped data has 88).
+The number of clauses is rounded up to whole copies (the shipped data has 93).
 A tool for the benchmark, not a test.
 """
 from __future__ import annotations
@@ -30,7 +31,7 @@ import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
 
-SHARED = ("sources", "parameters", "glossary", "footnotes")
+SHARED = ("sources", "parameters", "glossary", "footnotes", "tables")
 
 
 def _sections(path: Path) -> dict:
@@ -67,15 +68,18 @@ def count_clauses(rules: Path) -> int:
 def _renamer(inv: dict, k: int):
     """A function renaming every id of copy ``k`` in a file's text.
 
-    Clause, note and scenario ids (they hold a '.' or a '-') are renamed wherever they
-    are written as whole words; topic ids (plain words such as ``spotting``, also
+    Clause, note and scenario ids (they hold a '.' or a '-') are renamed wherever
+    they are written as whole words, except as a key (a parameter may share a clause's
+    name: ``params: {sequence.face-up: ...}``); topic ids (plain words such as ``spotting``, also
     common in prose) only as the value of a ``topic:`` key or the ``id:`` of a top-level item.
 
     >>> inv = {"topic": {"spotting"}, "clause": {"spotting.rule"}, "note": set(), "scenario": set()}
-    >>> print(_renamer(inv, 2)("topic: spotting\\n  - id: spotting.rule  # spotting\\nsee spotting.rule."))
+    >>> print(_renamer(inv, 2)("topic: spotting\\n  - id: spotting.rule  # spotting\\nsee spotting.rule."
+    ...                        "\\nparams: {spotting.rule: 1}"))
     topic: spotting-k2
       - id: spotting-k2.rule  # spotting
     see spotting-k2.rule.
+    params: {spotting.rule: 1}
     """
     suffix = f"-k{k}"
     mapping = {}
@@ -85,7 +89,7 @@ def _renamer(inv: dict, k: int):
     for n in inv["note"] | inv["scenario"]:
         mapping[n] = n + suffix
     names = sorted(mapping, key=len, reverse=True)
-    words = re.compile(r"(?<![\w.\-/])(" + "|".join(map(re.escape, names)) + r")(?![\w\-]|\.\w)")
+    words = re.compile(r"(?<![\w.\-/])(" + "|".join(map(re.escape, names)) + r")(?![\w\-]|\.\w|:)")
     topics = re.compile(r"^((?:  - id|[ \t]*topic)[ \t]*:[ \t]*)("
                         + "|".join(map(re.escape, sorted(inv["topic"], key=len, reverse=True)))
                         + r")([ \t]*(?:#.*)?)$", re.M)

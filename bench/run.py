@@ -7,7 +7,8 @@ Run from the top of a checkout:
                          [--tree DIR] [--out bench/RESULTS-run.md]
 
 Each measurement is a new process (``python3 -m harmony ...`` with ``--tree`` first
-on ``PYTHONPATH``, so an older checkout can be measured the same way); its CPU time
+on ``PYTHONPATH``, so an older checkout can be measured the same way; compiled modules
+kept in :data:`PYCACHE`, as an installed package keeps them); its CPU time
 (user + system) and peak resident memory come from ``os.wait4``. Within a row the
 harmony command and its anchor alternate, round by round, and the medians are
 compared. Corpora are made by ``bench/corpus.py`` (the shipped data replicated,
@@ -73,8 +74,17 @@ def measure(cmd: list[str], env: dict, cwd: Path | None = None) -> Sample:
                   proc.returncode)
 
 
+#: Where measured processes keep their compiled modules, as an installed package has them
+#: (a machine that sets PYTHONDONTWRITEBYTECODE would otherwise compile every module of
+#: harmony, about 0.8 s, in every measured process, and hardly any of the anchors').
+PYCACHE = Path(tempfile.gettempdir()) / "harmony-bench-pycache"
+
+
 def env_for(tree: Path, cache: Path | None) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0")
+    env = dict(os.environ, PYTHONPATH=str(tree), PYTHONHASHSEED="0",
+               PYTHONPYCACHEPREFIX=str(PYCACHE))
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    env.pop("HARMONY_CACHE", None)          # the caches are XDG_CACHE_HOME's, per row
     if cache is not None:
         env["XDG_CACHE_HOME"] = str(cache)
     return env

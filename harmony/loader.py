@@ -1,7 +1,10 @@
 """The one loader: YAML files in, positioned trees out.
 
 Every command reads rules_data through :func:`load` (folder or file to
-:class:`harmony.model.Model`). Reading is safe and bounded: files over
+:class:`harmony.model.Model`). The checks read each file with libyaml's C parser
+(:mod:`harmony.ccompose`: positions, no comments); a file it is not sure of, and every
+file ``harmony fmt`` rewrites, is read by ruamel's round-trip parser, whose errors are
+the ones reported. Reading is safe and bounded: files over
 :data:`MAX_BYTES`, binary files, bad encodings, tags, anchors and aliases
 (the "billion laughs" attack), nesting deeper than :data:`MAX_DEPTH` and
 duplicate keys are refused with a positioned error before anything is built.
@@ -33,7 +36,8 @@ from ruamel.yaml.composer import Composer
 from ruamel.yaml.constructor import SafeConstructor as TimeStampConstructor
 from ruamel.yaml.nodes import MappingNode, ScalarNode
 
-from . import parsecache
+from . import ccompose, parsecache
+from .ccompose import MAX_DEPTH, MAX_DIGITS
 from .diagnostics import Pos, Report, display_path
 from .model import Model, add_document
 from .schema import validate_items
@@ -46,7 +50,6 @@ __all__ = [
     "usable_part", "walk", "yaml_files",
 ]
 MAX_BYTES = 1_000_000
-MAX_DEPTH = 40
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
@@ -66,10 +69,11 @@ def _line_col(text: str, index: int) -> tuple[int, int]:
     return line, col
 
 
-def read_bytes(path: str, data: bytes, size: int | None = None) -> Document:
+def read_bytes(path: str, data: bytes, size: int | None = None, round_trip: bool = True) -> Document:
     """Decode and read one file's bytes; never raises on bad input.
 
-    ``size`` is the file's real size when ``data`` was cut short at the limit.
+    ``size`` is the file's real size when ``data`` was cut short at the limit;
+    ``round_trip`` as in :func:`read_text`.
 
     >>> print(read_bytes("z.yaml", b"key: caf\\xe9\\n").report.diagnostics[0])
     z.yaml:1:9: error: not valid UTF-8 (byte 0xe9 at line 1, column 9): save the file with UTF-8 encoding [file-encoding]
@@ -100,7 +104,7 @@ def read_bytes(path: str, data: bytes, size: int | None = None) -> Document:
         r.error(Pos(shown, line, col), f"not valid UTF-8 (byte 0x{data[e.start]:02x} at line "
                 f"{line}, column {col}): save the file with UTF-8 encoding", "file-encoding")
         return doc
-    return read_text(shown, text.removeprefix("\ufeff"))
+    return read_text(shown, text.removeprefix("\ufeff"), round_trip=round_trip)
 
 
 class _Refused(YAMLError):
@@ -155,15 +159,15 @@ class _GuardedComposer(Composer):
         return super().compose_node(parent, index)
 
 
-#: More digits than any number in rules_data could need (Python refuses 4,301 and more).
-MAX_DIGITS = 100
-
-
 def _refuse_odd_scalar(tag: str, value: str, mark) -> None:
     """Refuse a plain scalar that YAML would read as a number too long to be data, or as
     a date that does not exist (both would otherwise fail later, with no position).
 
     >>> _refuse_odd_scalar("tag:yaml.org,2002:int", "12", None)
+    >>> _refuse_odd_scalar("tag:yaml.org,2002:int", "-_", None)
+    Traceback (most recent call last):
+    ...
+    harmony.loader._Refused: '-_' reads as a number, but it is not one: correct it, or quote it if it is text
     >>> _refuse_odd_scalar("tag:yaml.org,2002:timestamp", "2002-02-30", None)
     Traceback (most recent call last):
     ...
@@ -175,6 +179,12 @@ def _refuse_odd_scalar(tag: str, value: str, mark) -> None:
         if digits > MAX_DIGITS:
             raise _Refused(mark, f"a number of {digits} digits: no value in rules_data needs "
                            f"more than {MAX_DIGITS}; quote it if it is text", "yaml-number")
+        c = ccompose.constructor()
+        try:
+            c.yaml_constructors[tag](c, ScalarNode(tag, value))
+        except Exception:   # ruamel's YAML 1.2 pattern takes '-_' or '0b_' for a number it cannot build
+            raise _Refused(mark, f"'{value}' reads as a number, but it is not one: correct it, or "
+                           "quote it if it is text", "yaml-number") from None
     elif kind == "timestamp":
         try:
             TimeStampConstructor().construct_yaml_timestamp(ScalarNode(tag, value))
@@ -183,8 +193,16 @@ def _refuse_odd_scalar(tag: str, value: str, mark) -> None:
                            "correct it, or quote it if it is text", "yaml-date") from None
 
 
-def read_text(path: str, text: str) -> Document:
+def read_text(path: str, text: str, round_trip: bool = True) -> Document:
     """Read one file's text into a positioned tree; problems go to ``doc.report``.
+
+    The tree is ruamel's round-trip tree (comments and layout kept, for ``harmony fmt``)
+    unless ``round_trip`` is false: then it is :mod:`harmony.ccompose`'s lighter tree
+    with the same data and positions, whenever the C parser is sure of the file.
+
+    >>> text = "a: 1\\n"
+    >>> type(read_text("t.yaml", text).tree).__name__, type(read_text("t.yaml", text, False).tree).__name__
+    ('CommentedMap', 'PosMap')
 
     >>> print(read_text("t.yaml", "title: Spotting: who sees\\n").report.diagnostics[0])
     t.yaml:1:16: error: YAML: ': ' inside a plain value; put the value in quotes, e.g. title: 'Spotting: who sees' [yaml-syntax]
@@ -196,6 +214,11 @@ def read_text(path: str, text: str) -> Document:
         r.error(Pos(path), f"empty file (it holds {what}): a rules_data file needs at least one "
                 "section (sources, topics, clauses, ...); add one or delete the file", "file-empty")
         return doc
+    if not round_trip:
+        tree = ccompose.compose(text)
+        if tree is not None:
+            doc.tree = tree
+            return doc
     y = new_yaml()
     y.Composer = _GuardedComposer
     try:
@@ -379,7 +402,7 @@ def _read_checked_on_disk(p: str, shown: str, data: bytes, size: int) -> tuple[D
     hit = parsecache.get(k)
     if isinstance(hit, tuple) and len(hit) == 3 and isinstance(hit[0], Document):
         return hit
-    doc = read_bytes(p, data, size)
+    doc = read_bytes(p, data, size, round_trip=False)
     result = (doc, *validate_items(doc))
     parsecache.put(k, result)
     return result

@@ -8,7 +8,8 @@ positioned tree, its reading and schema problems), keyed by:
 
 * the file's bytes and the path it is shown as (diagnostics carry that path);
 * harmony's own code (every module and the schema) and the versions of Python,
-  ruamel.yaml and jsonschema, so a new harmony never reads an old entry.
+  ruamel.yaml, PyYAML (and whether it has libyaml) and jsonschema, so a new harmony
+  never reads an old entry.
 
 A hit costs one small read and an unpickling, less than parsing the file with a
 C YAML loader. Entries live in ``$HARMONY_CACHE/parsed`` (default
@@ -39,6 +40,8 @@ import tempfile
 from importlib import metadata
 from pathlib import Path
 from typing import Any
+
+from . import ccompose
 
 #: Entries beyond this many are pruned, oldest first, when a new one is written.
 MAX_ENTRIES = 20_000
@@ -72,12 +75,13 @@ def code_fingerprint() -> bytes:
         here = Path(__file__).resolve().parent
         for p in sorted(here.glob("*.py")) + sorted((here / "schema").glob("*.json")):
             h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
-        for dist in ("ruamel.yaml", "jsonschema"):
+        for dist in ("ruamel.yaml", "PyYAML", "jsonschema"):
             try:
                 h.update(metadata.version(dist).encode())
             except metadata.PackageNotFoundError:  # pragma: no cover
                 h.update(b"?")
         h.update(sys.version.encode())
+        h.update(b"libyaml" if ccompose.CParser is not None else b"pure")
         _CODE.append(h.digest())
     return _CODE[0]
 

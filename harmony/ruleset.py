@@ -153,9 +153,16 @@ class Ruleset:
                 raise RulesetError(f"{key} has no option '{opt}' (its options: "
                                    f"{', '.join(known_options) or 'none'})")
         clauses = sorted(model.clauses.values(), key=lambda c: (c.file, c.pos().line, c.id))
+        # Each parameter looks only at the clauses with a cell that sets it (in the same
+        # order): no other clause can decide it, and the resolution stays linear in the data.
+        setting: dict[str, list] = {}
+        for clause in clauses:
+            for pname in {p for c in clause.cells.values() for p in (c.params or {})}:
+                setting.setdefault(pname, []).append(clause)
         settings: dict[str, Setting] = {}
         for pname, param in sorted(model.parameters.items()):
-            settings[pname] = _resolve(pname, param.type, param.default, chain, options, clauses)
+            settings[pname] = _resolve(pname, param.type, param.default, chain, options,
+                                       setting.get(pname, []))
         return cls(name=name, source=key, options=options, settings=settings, chain=tuple(chain))
 
     @classmethod

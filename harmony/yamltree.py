@@ -1,7 +1,11 @@
-"""A YAML file as read: its :class:`Document`, and the round-trip tree's positions and plain data.
+"""A YAML file as read: its :class:`Document`, and the positioned tree's positions and plain data.
 
 The loader (:mod:`harmony.loader`) makes documents; the schema check
-(:mod:`harmony.schema`) and the model (:mod:`harmony.model`) read them.
+(:mod:`harmony.schema`) and the model (:mod:`harmony.model`) read them. A tree is
+either ruamel's round-trip tree (``CommentedMap``/``CommentedSeq``, what ``harmony fmt``
+rewrites) or the lighter :class:`PosMap`/:class:`PosSeq` that :mod:`harmony.ccompose`
+builds for the checks; both carry their positions in ``.lc`` the same way, and
+everything here reads either.
 
 >>> from ruamel.yaml import YAML
 >>> tree = YAML(typ="rt").load("sources:\\n  - key: PB\\n")
@@ -15,9 +19,74 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-
 from .diagnostics import Pos, Report
+
+
+class Marks:
+    """Where a mapping or list and its parts start (0-based line and column): the part of
+    ruamel's ``LineCol`` (``node.lc``) that positions are read from.
+
+    ``data`` holds, by key, ``(key line, key column, value line, value column)`` for a
+    mapping, and by index ``(line, column)`` for a list.
+
+    >>> m = Marks(0, 0, {"a": (1, 2, 1, 5)})
+    >>> m.key("a"), m.value("a")
+    ((1, 2), (1, 5))
+    >>> Marks(3, 2, {0: (3, 4)}).item(0)
+    (3, 4)
+    """
+
+    __slots__ = ("line", "col", "data")
+
+    def __init__(self, line: int, col: int, data: dict):
+        self.line, self.col, self.data = line, col, data
+
+    def key(self, k: Any) -> tuple[int, int]:
+        d = self.data[k]
+        return d[0], d[1]
+
+    def value(self, k: Any) -> tuple[int, int]:
+        d = self.data[k]
+        return d[2], d[3]
+
+    def item(self, i: int) -> tuple[int, int]:
+        d = self.data[i]
+        return d[0], d[1]
+
+    def __reduce__(self):
+        return Marks, (self.line, self.col, self.data)
+
+
+class PosMap(dict):
+    """A mapping read from YAML, with its :class:`Marks` in ``.lc``."""
+
+    __slots__ = ("lc",)
+    lc: Marks
+
+    def __reduce__(self):
+        return _pos_map, (self.lc, dict(self))
+
+
+class PosSeq(list):
+    """A list read from YAML, with its :class:`Marks` in ``.lc``."""
+
+    __slots__ = ("lc",)
+    lc: Marks
+
+    def __reduce__(self):
+        return _pos_seq, (self.lc, list(self))
+
+
+def _pos_map(lc: Marks, items: dict) -> PosMap:
+    m = PosMap(items)
+    m.lc = lc
+    return m
+
+
+def _pos_seq(lc: Marks, items: list) -> PosSeq:
+    s = PosSeq(items)
+    s.lc = lc
+    return s
 
 
 @dataclass
@@ -38,25 +107,36 @@ class Document:
 
 
 def node_pos(file: str, tree: Any, path: tuple, key: bool = False) -> Pos:
-    node, best = tree, Pos(file, 1, 1)
-    if hasattr(node, "lc") and node.lc.line is not None:
-        best = Pos(file, node.lc.line + 1, node.lc.col + 1)
+    """Position of the value at ``path`` in ``tree`` (of its key with ``key=True``), or of
+    the nearest enclosing node that has one.
+
+    >>> from harmony.ccompose import compose
+    >>> tree = compose("sources:\\n  - key: PB\\n")
+    >>> node_pos("x.yaml", tree, ("sources", 0, "key")), node_pos("x.yaml", tree, ("sources", 9))
+    (Pos(path='x.yaml', line=2, col=10), Pos(path='x.yaml', line=2, col=3))
+    """
+    node, line, col = tree, 0, 0
+    lc = getattr(node, "lc", None)
+    if lc is not None and lc.line is not None:
+        line, col = lc.line, lc.col
+    last = len(path) - 1
     for i, step in enumerate(path):
-        last = i == len(path) - 1
+        lc = getattr(node, "lc", None)
+        if lc is None:
+            break
         try:
-            if isinstance(node, CommentedMap) and step in node:
-                line, col = node.lc.key(step) if (key and last) else node.lc.value(step)
-                best = Pos(file, line + 1, col + 1)
-                node = node[step]
-            elif isinstance(node, CommentedSeq) and isinstance(step, int) and 0 <= step < len(node):
-                line, col = node.lc.item(step)
-                best = Pos(file, line + 1, col + 1)
-                node = node[step]
+            if isinstance(node, dict):
+                if step not in node:
+                    break
+                line, col = lc.key(step) if (key and i == last) else lc.value(step)
+            elif isinstance(node, list) and isinstance(step, int) and 0 <= step < len(node):
+                line, col = lc.item(step)
             else:
                 break
+            node = node[step]
         except (KeyError, TypeError, AttributeError):
             break
-    return best
+    return Pos(file, line + 1, col + 1)
 
 
 def first_content(path: str, text: str) -> Pos:

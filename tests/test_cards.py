@@ -339,6 +339,24 @@ def test_a_measured_set_is_remembered_until_a_card_changes(model, tmp_path, monk
     assert calls                                          # off: always measured
 
 
+def test_a_changed_card_is_measured_alone(model, tmp_path, monkeypatch):
+    """The cache is per card: in a set with one card changed, only that card is laid out
+    again, and every card's fit is what measuring the whole set afresh gives."""
+    fitmod = importlib.import_module("harmony.cards.fit")
+    monkeypatch.setenv("HARMONY_CACHE", str(tmp_path))
+    cards = collect(model)[:4]
+    fit(cards)
+    calls: list = []
+    real = fitmod.measure
+    monkeypatch.setattr(fitmod, "measure", lambda c, *a: calls.append(c) or real(c, *a))
+    cards[2].text += " One more sentence, and then another, to make it longer."
+    again = fit(cards)
+    assert calls and all(c is cards[2] for batch in calls for c in batch)
+    assert again == fit(cards, cache=False)
+    calls.clear()
+    assert fit(cards) == again and calls == []            # the new set: remembered whole
+
+
 def test_a_head_too_long_is_an_overflow_too(model):
     cards = collect(model, ["PL"])[:1]
     assert fit(cards, cache=False)[0].fits

@@ -29,9 +29,9 @@ def _parses(monkeypatch) -> list[str]:
     parsed: list[str] = []
     real = loader.read_bytes
 
-    def counting(path, data, size=None):
+    def counting(path, data, size=None, **kw):
         parsed.append(Path(path).name)
-        return real(path, data, size)
+        return real(path, data, size, **kw)
     monkeypatch.setattr(loader, "read_bytes", counting)
     return parsed
 

@@ -8,9 +8,10 @@ the next smaller size, down to the minimum (7 pt for every size: still
 legible at arm's length). One WeasyPrint layout covers the whole set at each
 step, and only the cards that still overflow go on to the next step, so a
 set that fits costs a single layout (about a second for a few dozen cards,
-plus a second to import WeasyPrint). The outcome is remembered on disk (see
-:func:`cache_dir`), keyed by everything the layout depends on, so ``harmony
-check`` measures again only when a card, the templates or the fonts change.
+plus a second to import WeasyPrint). The outcome is remembered on disk, card by
+card (see :func:`cache_dir`), keyed by everything the layout depends on, so
+``harmony check`` measures again only the cards that changed (all of them when
+the templates or the fonts change).
 
 Width is measured as well as height: a word longer than the text area, a
 key-numbers table or a head wider than its card runs past the right edge
@@ -193,22 +194,30 @@ def _measure_batch(cards: list[CardView], fonts: list[float], size: str,
 
 
 def fit(cards: list[CardView], size: str = "poker", cache: bool = True) -> list[Fit]:
-    """The largest font of ``size``'s steps at which each card's text fits, smallest step last.
+    """The largest font of ``size``'s steps at which each card's text fit, smallest step last.
 
     With ``cache`` (the default) a set measured before on this machine is not laid out
-    again: see :func:`cache_dir`.
+    again, and of a set that changed only the cards that changed are: see
+    :func:`cache_dir`.
     """
     if not cards:
         return []
-    key = _cache_key(cards, size) if cache else None
-    if key is not None:
-        hit = _cache_read(key, len(cards))
-        if hit is not None:
-            return hit
-    results = _fit(cards, size)
-    if key is not None:
-        _cache_write(key, results)
-    return results
+    keys = _card_keys(cards, size) if cache else None
+    if keys is None:
+        return _fit(cards, size)
+    whole = hashlib.sha256("\n".join(keys).encode()).hexdigest()
+    hit = _cache_read(whole, len(cards))
+    if hit is not None:
+        return hit
+    results: list[Fit | None] = [_card_read(k) for k in keys]
+    todo = [i for i, r in enumerate(results) if r is None]
+    if todo:
+        for i, r in zip(todo, _fit([cards[i] for i in todo], size)):
+            results[i] = r
+            _card_write(keys[i], r)
+    done = [r for r in results if r is not None]
+    _cache_write(whole, done)
+    return done
 
 
 def _fit(cards: list[CardView], size: str) -> list[Fit]:
@@ -233,12 +242,15 @@ def _fit(cards: list[CardView], size: str) -> list[Fit]:
 
 # ------------------------------------------------------------------ the cache
 #
-# Laying out a card set takes WeasyPrint about a second, plus a second to import it; a
-# set that has not changed since it was last measured need not be laid out again. The
-# key covers everything the layout depends on: the measuring HTML of the whole set (card
-# contents, templates, stylesheet, card size), the font steps, the WeasyPrint and pydyf
-# versions, and the installed font files (path, size, time). A changed card, template
-# or font means a new key; old entries are simply never read again.
+# Laying out a card set takes WeasyPrint about a second for a few dozen cards, plus a
+# second to import it; a card that has not changed since it was last measured need not
+# be laid out again. Each card's key covers everything its layout depends on (each card
+# is its own page of the measuring document, so no card depends on another): the card's
+# measuring HTML (its contents, the templates, the stylesheet, the card size), the font
+# steps, the WeasyPrint and pydyf versions, and the installed font files (path, size,
+# time). A set's key is the list of its cards' keys: an unchanged set is one read, and in
+# a changed set only the changed cards are measured. A changed card, template or font
+# means a new key; old entries are simply never read again.
 
 FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts", "~/.fonts")
 
@@ -275,16 +287,49 @@ def _version(dist: str) -> str:
         return "?"
 
 
-def _cache_key(cards: list[CardView], size: str) -> str | None:
+def _card_keys(cards: list[CardView], size: str) -> list[str] | None:
+    """The key of each card (see above); None when the cache is off."""
     if cache_dir() is None:
         return None
     steps = CARD_SIZES[size].font_steps
-    h = hashlib.sha256()
-    h.update(measuring_html(cards, [steps[0]] * len(cards), size).encode())
-    h.update(repr((MEASURE_VERSION, steps, KEYS_GAP, _version("weasyprint"),
-                   _version("pydyf"))).encode())
-    h.update(_fonts_fingerprint().encode())
-    return h.hexdigest()
+    common = hashlib.sha256(repr((MEASURE_VERSION, steps, KEYS_GAP, _version("weasyprint"),
+                                  _version("pydyf"))).encode())
+    common.update(_fonts_fingerprint().encode())
+    keys = []
+    for card in cards:
+        h = common.copy()
+        h.update(measuring_html([card], [steps[0]], size).encode())
+        keys.append(h.hexdigest())
+    return keys
+
+
+def _card_path(key: str) -> Path | None:
+    folder = cache_dir()
+    return None if folder is None else folder / "cards-fit" / key[:2] / f"{key}.json"
+
+
+def _card_read(key: str) -> Fit | None:
+    p = _card_path(key)
+    if p is None:
+        return None
+    try:
+        font, m = json.loads(p.read_text(encoding="utf-8"))
+        return Fit(font, Measure(*m))
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+def _card_write(key: str, result: Fit) -> None:
+    p = _card_path(key)
+    if p is None:
+        return
+    try:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        tmp = p.with_name(f".{p.name}.{os.getpid()}")
+        tmp.write_text(json.dumps([result.font, list(astuple(result.measure))]), encoding="utf-8")
+        os.replace(tmp, p)
+    except OSError:
+        pass  # only a cache
 
 
 def _cache_read(key: str, count: int) -> list[Fit] | None:

@@ -6,6 +6,7 @@ very tall page, so nothing is cut while it is measured).
 """
 from __future__ import annotations
 
+import functools
 from collections.abc import Set as AbstractSet
 from dataclasses import dataclass
 from pathlib import Path
@@ -78,7 +79,10 @@ class Sheet:
     hidden: Slot | None = None   # a back shown among the fronts (Tabletop Simulator)
 
 
+@functools.lru_cache(maxsize=1)
 def environment() -> jinja2.Environment:
+    """The cards' Jinja environment, made once per process (its templates are compiled
+    once: the fit cache renders every card on its own)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)),
                              autoescape=True, undefined=jinja2.StrictUndefined,
                              trim_blocks=False, lstrip_blocks=False, keep_trailing_newline=True)
