@@ -112,6 +112,23 @@ def ruleset_for(model: Model, name: str) -> Ruleset:
     return cache[name]
 
 
+def played(model: Model, scenario_id: str) -> ScenarioResult:
+    """:func:`run_scenario` under the scenario's own rulesets, played once per model and
+    shared (by ``harmony check``, its coverage report and the site): the results live and
+    die with the model they were played from. Callers read the result; they never change it.
+
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> m, _ = load(default_rules_data())
+    >>> played(m, "rev-figure-1") is played(m, "rev-figure-1")
+    True
+    """
+    cache = model.__dict__.setdefault("_played", {})
+    if scenario_id not in cache:
+        cache[scenario_id] = run_scenario(model, scenario_id)
+    return cache[scenario_id]
+
+
 def run_scenario(model: Model, scenario_id: str, rulesets: list[str] | None = None) -> ScenarioResult:
     """Play scenario ``scenario_id`` of ``model`` under each of its rulesets.
 
@@ -395,7 +412,7 @@ def _check_playable(model: Model, sc: Scenario, report: Report) -> None:
     """Play the scenario under each of its rulesets: a step the engine refuses (moving an
     enemy unit, a second move in one phase, fire outside the fire phase ...) is an error
     at the step's position, naming the clause that refuses it."""
-    for d in run_scenario(model, sc.id).errors:
+    for d in played(model, sc.id).errors:
         if d.code in ("scenario-step", "scenario-setup"):
             report.diagnostics.append(d)
 
