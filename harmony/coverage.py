@@ -31,6 +31,7 @@ from __future__ import annotations
 import builtins
 import doctest
 import json
+import os
 from dataclasses import dataclass, field
 from typing import Any, Iterable
 
@@ -127,6 +128,16 @@ class Coverage:
     def rows(self) -> Iterable[CellCoverage]:
         for rows in self.sources.values():
             yield from rows
+
+    def within(self, file: str | os.PathLike | None) -> "Coverage":
+        """The cells of one file (all of them for ``None``), for ``harmony check FILE``."""
+        if file is None:
+            return self
+        want = os.path.realpath(file)
+        out = Coverage({k: [c for c in rows if os.path.realpath(c.cell.file) == want]
+                        for k, rows in self.sources.items()})
+        out.sources = {k: rows for k, rows in out.sources.items() if rows}
+        return out
 
     def missing(self) -> list[CellCoverage]:
         return [c for c in self.rows() if c.state == "missing"]
