@@ -64,24 +64,35 @@ def test_without_coverage_check_gives_no_coverage_warning(rules_copy):
     assert not _warnings(report)
 
 
+def _unplayed(folder: Path):
+    """The model of ``folder`` with nothing to exercise its cells: no scenarios, no examples."""
+    model, report = load(folder)
+    assert not report.errors, report.to_text()
+    model.scenarios.clear()
+    for clause in model.clauses.values():
+        clause.examples = None
+    return model
+
+
 def test_a_reason_stands_for_an_unexercised_cell_without_parameters(rules_copy):
-    model, _ = load(rules_copy)
-    missing = [c for c in coverage_of(model).missing() if not c.parameterised and not c.reason]
-    assert missing, "no unexercised cell without parameters and without a reason left to try"
-    row = missing[0]
-    name = Path(row.cell.file).name
-    line = row.cell.pos("status").line
-    lines = (rules_copy / name).read_text(encoding="utf-8").split("\n")
-    indent = lines[line - 1][: len(lines[line - 1]) - len(lines[line - 1].lstrip())]
-    lines.insert(line, f"{indent}exercised: {{none: 'pure procedure: nothing for the engine to decide'}}")
-    (rules_copy / name).write_text("\n".join(lines), encoding="utf-8")
-    model2, report2 = check_path(rules_copy, with_coverage=True)
-    assert not report2.errors, report2.to_text()
-    after = coverage_of(model2).cell(row.cell.clause_id, row.cell.source)
-    assert after.state == "reasoned" and after.reason.startswith("pure procedure")
-    assert not [d for d in _warnings(report2) if d.pos == after.cell.pos("status")]
-    assert "not exercised: pure procedure: nothing for the engine to decide" in \
-        coverage_of(model2).to_text()
+    line = line_of(rules_copy, "sequence.yaml", "title: Whose units act, and when")
+    text = (rules_copy / "sequence.yaml").read_text(encoding="utf-8").split("\n")
+    k = next(i for i in range(line, len(text)) if text[i].strip() == "status: rule")
+    text.insert(k + 1, "        exercised: {none: 'pure procedure: nothing for the engine to decide'}")
+    (rules_copy / "sequence.yaml").write_text("\n".join(text), encoding="utf-8")
+    cov = coverage_of(_unplayed(rules_copy))
+    row = cov.cell("sequence.player-turn", "PB")
+    assert not row.parameterised and not row.exercised
+    assert row.state == "reasoned" and row.reason.startswith("pure procedure")
+    from harmony.diagnostics import Report
+    report = Report()
+    cov.warn(report)
+    assert not [d for d in report.warnings if d.pos == row.cell.pos("status")]
+    # its neighbour without a reason is warned at its own cell
+    other = cov.cell("sequence.moving", "PB")
+    assert other.state == "missing"
+    assert [d for d in report.warnings if d.pos == other.cell.pos("status")]
+    assert "not exercised: pure procedure: nothing for the engine to decide" in cov.to_text()
 
 
 def test_a_reason_does_not_excuse_a_parameterised_cell(rules_copy):
@@ -93,11 +104,7 @@ def test_a_reason_does_not_excuse_a_parameterised_cell(rules_copy):
     edit(rules_copy, "spotting.yaml", "        params: {spot.adjacent: true, spot.firer-in-los: false}",
          "        params: {spot.adjacent: true, spot.firer-in-los: false}\n"
          "        exercised: {none: no engine concept yet}")
-    model2, _ = load(rules_copy)
-    model2.scenarios.clear()
-    for clause in model2.clauses.values():
-        clause.examples = None
-    cov = coverage_of(model2)
+    cov = coverage_of(_unplayed(rules_copy))
     after = cov.cell("spotting.spotted", "PB")
     assert after.reason == "no engine concept yet" and after.state == "missing"
     from harmony.diagnostics import Report
