@@ -2,10 +2,11 @@
 
 A cell (one rulebook's rule, optional or tournament rule on a row) is
 *exercised* when some ruling played under its rulebook names its clause among
-its reasons (or a refusal of the engine names it, in an example): the engine's answer to a scenario question (the scenarios are
-played once per model and shared, :func:`harmony.scenario.played`), or a
-ruling a clause's doctest ``examples:`` produce (run here quietly, recording
-every ruling, see :func:`example_rulings`). A ruling under a ruleset names the
+its reasons (or a refusal of the engine names it, in an example): the engine's
+answer to a scenario question (the scenarios are played once per model and
+shared, :func:`harmony.scenario.played`), or a ruling a clause's doctest
+``examples:`` produce (run here quietly, recording every ruling, see
+:func:`example_rulings`). A ruling under a ruleset names the
 cell of its clause that the ruleset reads: the source's own cell, else its
 base's (REV and DB build on PB).
 
@@ -227,11 +228,10 @@ def coverage_of(model: Model) -> Coverage:
     return cov
 
 
-def check_coverage(model: Model, report: Report) -> Coverage:
-    """``harmony check --coverage``: the coverage of ``model``, its warnings added to ``report``."""
-    cov = coverage_of(model)
-    cov.warn(report)
-    return cov
+def check_coverage(model: Model, report: Report) -> None:
+    """``harmony check --coverage``: the warnings of the coverage of ``model`` (computed once
+    per model: :func:`coverage_of` gives the report itself)."""
+    coverage_of(model).warn(report)
 
 
 def _source_order(model: Model):
@@ -423,7 +423,7 @@ def example_rulings(model: Model, clause) -> list[tuple[str, Ruling]]:
             test, out=lambda text: None, clear_globs=False)
     finally:
         if had:
-            builtins._ = before  # type: ignore[attr-defined]
+            setattr(builtins, "_", before)
         elif hasattr(builtins, "_"):
-            del builtins._  # type: ignore[attr-defined]
+            delattr(builtins, "_")
     return recorder.rulings

@@ -124,12 +124,10 @@ class StateWhy:
 
     def note(self, what: str, uid: str, ruling: Ruling | None, add: bool = False) -> None:
         """``ruling`` decides ``what`` of unit ``uid`` now (with ``add``: it also does)."""
-        known = self.why[what].setdefault(uid, []) if add else self.why[what].pop(uid, None)
+        if not add:
+            self.why[what].pop(uid, None)
         if ruling is not None:
-            if add:
-                known.append(ruling)
-            else:
-                self.why[what][uid] = [ruling]
+            self.why[what].setdefault(uid, []).append(ruling)
 
     def moved(self, uid: str) -> None:
         """A new move begins: where the unit ends is its orders' doing until a rule stops it."""
