@@ -14,6 +14,9 @@ from harmony.coverage import coverage_of, example_rulings
 from harmony.loader import load
 from harmony.scenario import played
 
+#: the params line of spotting.spotted@PB, a cell with engine parameters
+PARAMS = "        params: {spot.adjacent: true, spot.firer-in-los: false}"
+
 
 def _warnings(report, code="unexercised-cell"):
     return [d for d in report.warnings if d.code == code]
@@ -101,9 +104,7 @@ def test_a_reason_does_not_excuse_a_parameterised_cell(rules_copy):
     assert row.parameterised and row.exercised
     # take away everything that exercises it: a fresh model whose cell carries a reason, and no
     # rulings at all (no scenarios, no examples)
-    edit(rules_copy, "spotting.yaml", "        params: {spot.adjacent: true, spot.firer-in-los: false}",
-         "        params: {spot.adjacent: true, spot.firer-in-los: false}\n"
-         "        exercised: {none: no engine concept yet}")
+    edit(rules_copy, "spotting.yaml", PARAMS, f"{PARAMS}\n        exercised: {{none: no engine concept yet}}")
     cov = coverage_of(_unplayed(rules_copy))
     after = cov.cell("spotting.spotted", "PB")
     assert after.reason == "no engine concept yet" and after.state == "missing"
@@ -114,27 +115,28 @@ def test_a_reason_does_not_excuse_a_parameterised_cell(rules_copy):
     assert "spot.adjacent" in hit.message and "does not excuse" in hit.message
 
 
-def test_the_reason_field_is_validated_with_positions(rules_copy):
-    line = line_of(rules_copy, "spotting.yaml", "params: {spot.adjacent: true, spot.firer-in-los: false}")
-    edit(rules_copy, "spotting.yaml", "        params: {spot.adjacent: true, spot.firer-in-los: false}",
-         "        params: {spot.adjacent: true, spot.firer-in-los: false}\n"
-         "        exercised: {none: '', why: later}")
-    _, report = check_path(rules_copy)
-    mine = [d for d in report.errors if d.pos.path.endswith("spotting.yaml") and d.pos.line == line + 1]
+def _errors_on_reason_line(folder: Path, reason: str) -> list:
+    """The errors at the line of ``exercised: REASON``, added under spotting.spotted@PB."""
+    line = line_of(folder, "spotting.yaml", PARAMS.strip())
+    edit(folder, "spotting.yaml", PARAMS, f"{PARAMS}\n        exercised: {reason}")
+    _, report = check_path(folder)
+    return [d for d in report.errors if d.pos.path.endswith("spotting.yaml") and d.pos.line == line + 1]
+
+
+def test_an_unknown_key_and_an_empty_reason_are_errors_at_their_place(rules_copy):
+    mine = _errors_on_reason_line(rules_copy, "{none: '', why: later}")
     text = "\n".join(map(str, mine))
-    assert any("why" in d.message for d in mine), report.to_text()
-    assert any("'none'" in d.message for d in mine), report.to_text()
+    assert any("why" in d.message for d in mine), text
+    assert any("'none'" in d.message for d in mine), text
     assert all(d.pos.col > 1 for d in mine), text
 
 
 def test_a_blank_reason_is_an_error_at_its_line(rules_copy):
-    line = line_of(rules_copy, "spotting.yaml", "params: {spot.adjacent: true, spot.firer-in-los: false}")
-    edit(rules_copy, "spotting.yaml", "        params: {spot.adjacent: true, spot.firer-in-los: false}",
-         "        params: {spot.adjacent: true, spot.firer-in-los: false}\n"
-         "        exercised: {none: '   '}")
-    _, report = check_path(rules_copy)
-    assert [d for d in report.errors if d.pos.path.endswith("spotting.yaml") and d.pos.line == line + 1], \
-        report.to_text()
+    assert _errors_on_reason_line(rules_copy, "{none: '   '}")
+
+
+def test_a_sound_reason_is_no_error(rules_copy):
+    assert not _errors_on_reason_line(rules_copy, "{none: pure procedure}")
 
 
 def test_examples_record_their_rulings_and_refusals_with_their_ruleset(shipped_model):
