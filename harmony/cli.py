@@ -43,7 +43,7 @@ def run_check(args) -> int:
     from .check import check_path
     from .coverage import coverage_of
     rules = rules_arg(args.path)
-    model, report = check_path(rules.root, with_coverage=args.coverage)
+    model, report = check_path(rules.root, with_coverage=True) if args.coverage else check_path(rules.root)
     if rules.only is not None:  # the folder is checked, so that references resolve; one file shown
         report = report.within(rules.only, rules.root)
     cov = coverage_of(model).within(rules.only) if args.coverage and not report.incomplete else None
