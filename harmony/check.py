@@ -16,7 +16,7 @@ import difflib
 import os
 from typing import Any, Callable, NamedTuple
 
-from . import consistency, paramtypes, scenario, tablecheck
+from . import consistency, coverage, paramtypes, scenario, tablecheck
 from .cards.coverage import check_coverage
 from .cards.fit import check_cards
 from .diagnostics import Pos, Report
@@ -26,17 +26,18 @@ from .model import Cell, Citation, Model, Source
 
 
 
-def check_path(path: str | os.PathLike) -> tuple[Model, Report]:
+def check_path(path: str | os.PathLike, with_coverage: bool = False) -> tuple[Model, Report]:
     model, report = load(path)
-    check_model(model, report)
+    check_model(model, report, with_coverage)
     return model, report
 
 
-def check_model(model: Model, report: Report) -> None:
+def check_model(model: Model, report: Report, with_coverage: bool = False) -> None:
     """Run every check of :data:`CHECKS` on a loaded model (those that need the whole
-    model only when nothing was left out of it)."""
+    model only when nothing was left out of it), and :data:`COVERAGE` when asked
+    (``harmony check --coverage``)."""
     skipped = False
-    for check in CHECKS:
+    for check in CHECKS + ((COVERAGE,) if with_coverage else ()):
         if check.whole_model and report.incomplete:
             skipped = True
             continue
@@ -395,3 +396,7 @@ CHECKS: tuple[Check, ...] = (
     Check(check_coverage, whole_model=True),
     Check(check_cards, whole_model=True),
 )
+
+#: ``harmony check --coverage`` adds this one: a warning at each rule cell that no example
+#: or scenario exercises (:mod:`harmony.coverage`).
+COVERAGE = Check(coverage.check_coverage, whole_model=True)

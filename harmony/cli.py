@@ -32,17 +32,30 @@ def check_args(p):
     _path_arg(p)
     p.add_argument("--format", choices=("text", "json"), default="text",
                    help="text (path:line:col: severity: message [code]) or json")
+    p.add_argument("--coverage", action="store_true",
+                   help="also report, per ruleset, which example or scenario question "
+                        "exercises each rule cell, and warn at each cell nothing exercises")
 
 
 def run_check(args) -> int:
+    import json
+
     from .check import check_path
+    from .coverage import coverage_of
     rules = rules_arg(args.path)
-    _, report = check_path(rules.root)
+    model, report = check_path(rules.root, with_coverage=True) if args.coverage else check_path(rules.root)
     if rules.only is not None:  # the folder is checked, so that references resolve; one file shown
         report = report.within(rules.only, rules.root)
+    cov = coverage_of(model).within(rules.only) if args.coverage and not report.incomplete else None
     if args.format == "json":
-        sys.stdout.write(report.to_json())
+        out = json.loads(report.to_json())
+        if cov is not None:
+            out["coverage"] = cov.as_data()
+        sys.stdout.write(json.dumps(out, indent=2, sort_keys=True) + "\n")
     else:
+        if cov is not None:
+            sys.stdout.write(cov.to_text())
+            sys.stdout.flush()
         text = report.to_text()
         (sys.stderr if report.diagnostics else sys.stdout).write(
             text if report.diagnostics else report.summary() + "\n")

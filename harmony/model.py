@@ -132,6 +132,14 @@ class NoCard(Located):
 
 
 @dataclass
+class Unexercised(Located):
+    """``exercised: {none: REASON}``: why no example or scenario ruling names a cell
+    (pure procedure, or no engine concept yet), for ``harmony check --coverage``."""
+
+    none: str = ""
+
+
+@dataclass
 class Change(Located):
     version: str = ""
     note: str = ""
@@ -149,6 +157,8 @@ class Cell(Located):
     params: dict[str, Any] = field(default_factory=dict)
     card: Card | None = None
     no_card: NoCard | None = None
+    #: why nothing exercises the cell (``exercised: {none: why}``), if it says
+    unexercised: Unexercised | None = None
     changed: Change | None = None
     requires: list[str] = field(default_factory=list)
     clause_id: str = ""
@@ -440,6 +450,7 @@ def build_cell(source: str, node, file: str, clause_id: str, parent=None) -> Cel
     rel = node.get("relation")
     card = node.get("card")
     changed = node.get("changed")
+    exercised = node.get("exercised")
     return Cell(
         file=file, node=node, source=source, clause_id=clause_id,
         status=str(node.get("status", "not-covered")),
@@ -449,6 +460,7 @@ def build_cell(source: str, node, file: str, clause_id: str, parent=None) -> Cel
         params=plain(node.get("params") or {}),
         card=_fields(Card, card, file) if isinstance(card, dict) and "none" not in card else None,
         no_card=_fields(NoCard, card, file) if isinstance(card, dict) and "none" in card else None,
+        unexercised=_fields(Unexercised, exercised, file) if isinstance(exercised, dict) else None,
         changed=_fields(Change, changed, file) if isinstance(changed, dict) else None,
         requires=plain(node.get("requires") or []),
     )

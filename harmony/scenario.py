@@ -103,6 +103,55 @@ class ScenarioError(Exception):
         self.pos, self.message = pos, message
 
 
+class StateWhy:
+    """Why each unit is where it is, dispersed or not, face up or down: the rulings of the
+    rules that made it so, noted as the scenario is played, for the state questions
+    (``where``, ``dispersal``, ``face``). A state no rule changed (the set-up's, or a move
+    that went where its orders said) has no reasons.
+
+    >>> s = StateWhy()
+    >>> s.hit("tank", Ruling(True, ["opportunity-fire.rule"]), "D", moving=True)
+    >>> s.reading("where", "tank", "C3")
+    Ruling(value='C3', reasons=['opportunity-fire.rule'])
+    >>> s.moved("tank"); s.reading("where", "tank", "D3").reasons
+    []
+    >>> s.reading("dispersal", "tank", "D").reasons
+    ['opportunity-fire.rule']
+    """
+
+    def __init__(self) -> None:
+        self.why: dict[str, dict[str, list[Ruling]]] = {"where": {}, "dispersal": {}, "face": {}}
+
+    def note(self, what: str, uid: str, ruling: Ruling | None, add: bool = False) -> None:
+        """``ruling`` decides ``what`` of unit ``uid`` now (with ``add``: it also does)."""
+        if not add:
+            self.why[what].pop(uid, None)
+        if ruling is not None:
+            self.why[what].setdefault(uid, []).append(ruling)
+
+    def moved(self, uid: str) -> None:
+        """A new move begins: where the unit ends is its orders' doing until a rule stops it."""
+        self.note("where", uid, None)
+
+    def hit(self, uid: str, ruling: Ruling, result: str, moving: bool = False) -> None:
+        """An attack ``ruling`` was made on ``uid`` with ``result``: a dispersed or eliminated
+        unit is so by it, and a mover it hit stops where it is (or is gone) by it."""
+        if result == "none":
+            return
+        self.note("dispersal", uid, ruling, add=True)
+        if moving or result == "X":
+            self.note("where", uid, ruling)
+
+    def reading(self, what: str, uid: str, value, *more: Ruling | None) -> Ruling:
+        """The answer ``value`` to a state question, with the reasons of the rulings behind it."""
+        rulings = [r for r in (*self.why[what].get(uid, []), *more) if r is not None]
+        settings: dict = {}
+        for r in rulings:
+            settings.update(r.settings)
+        return Ruling(value, sorted({c for r in rulings for c in r.reasons}), settings,
+                      "; ".join(r.detail for r in rulings if r.detail))
+
+
 def ruleset_for(model: Model, name: str) -> Ruleset:
     """``Ruleset.from_model``, cached on the model itself: the cache lives and dies with
     the model it was computed from, so a model loaded later never sees stale rulesets."""
@@ -110,6 +159,23 @@ def ruleset_for(model: Model, name: str) -> Ruleset:
     if name not in cache:
         cache[name] = Ruleset.from_model(model, name)
     return cache[name]
+
+
+def played(model: Model, scenario_id: str) -> ScenarioResult:
+    """:func:`run_scenario` under the scenario's own rulesets, played once per model and
+    shared (by ``harmony check``, its coverage report and the site): the results live and
+    die with the model they were played from. Callers read the result; they never change it.
+
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> m, _ = load(default_rules_data())
+    >>> played(m, "rev-figure-1") is played(m, "rev-figure-1")
+    True
+    """
+    cache = model.__dict__.setdefault("_played", {})
+    if scenario_id not in cache:
+        cache[scenario_id] = run_scenario(model, scenario_id)
+    return cache[scenario_id]
 
 
 def run_scenario(model: Model, scenario_id: str, rulesets: list[str] | None = None) -> ScenarioResult:
@@ -157,6 +223,7 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
             for exp in step.expect:
                 _row(result, name, step, exp, None, "the scenario could not be set up")
         return
+    state = StateWhy()
     bad = parsed.first_bad()
     broken = None
     for step in parsed.steps:
@@ -171,7 +238,7 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
         log_start = len(game.log)
         answered: set[int] = set()
         try:
-            _do_step(game, name, step, snap, result, answered, referee)
+            _do_step(game, name, step, snap, result, answered, referee, state)
         except ScenarioError as e:
             broken = f"step {step.index + 1} could not be played: {e.message}"
             result.errors.append(Diagnostic(e.pos, "error", f"scenario {sc.id}, {name}: {broken}",
@@ -187,7 +254,7 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
                 _row(result, name, step, exp, None, f"the mover never entered {exp.ask.at} under {name}")
                 continue
             try:
-                _row(result, name, step, exp, _asked(game, exp.ask, referee))
+                _row(result, name, step, exp, _asked(game, exp.ask, referee, state))
             except ScenarioError as e:
                 why = f"step {step.index + 1}: the question could not be answered: {e.message}"
                 result.errors.append(Diagnostic(e.pos, "error", f"scenario {sc.id}, {name}: {why}",
@@ -216,8 +283,9 @@ def _at(pos: Pos, call, *args):
         raise ScenarioError(pos, f"{e} [{clause}]" if clause else str(e)) from None
 
 
-def _asked(game: Game, ask: Ask, referee: Referee | None = None) -> Ruling:
-    return _at(ask.pos, _ask, game, ask, referee)
+def _asked(game: Game, ask: Ask, referee: Referee | None = None,
+           state: StateWhy | None = None) -> Ruling:
+    return _at(ask.pos, _ask, game, ask, referee, state)
 
 
 def _view_data(referee: Referee, side: str) -> dict:
@@ -228,11 +296,13 @@ def _view_data(referee: Referee, side: str) -> dict:
     return data
 
 
-def _orders(game: Game, referee: Referee, orders: Orders, snap: dict) -> None:
+def _orders(game: Game, referee: Referee, orders: Orders, snap: dict, state: StateWhy) -> None:
     """Blind moves, replayed by the referee (or played in the open where the rules have no
     referee); an impossible order is an error at its position."""
     intents = [Intent(str(o.unit), [str(h) for h in o.path], str(o.overrun) if o.overrun else None,
                       o.unload, [o.mp_at(k) for k in range(len(o.path))]) for o in orders.orders]
+    for i in intents:
+        state.moved(i.unit)
     try:
         referee.replay(intents)
     except OrderError as e:
@@ -241,41 +311,65 @@ def _orders(game: Game, referee: Referee, orders: Orders, snap: dict) -> None:
         raise ScenarioError(pos, str(e)) from None
     except (EngineError, MapError, ValueError) as e:
         raise ScenarioError(orders.pos, str(e)) from None
+    for i in intents:
+        state.note("where", i.unit, referee.stops.get(i.unit))
     snap["orders"] = [{"unit": i.unit, "path": list(i.path), "overrun": i.overrun}
                       for i in intents]
     snap["mover"] = intents[0].unit if len(intents) == 1 else None
 
 
 def _do_step(game: Game, name: str, step: Step, snap: dict, result: ScenarioResult,
-             answered: set[int], referee: Referee | None = None) -> None:
+             answered: set[int], referee: Referee | None = None, state: StateWhy | None = None) -> None:
     """Play one step; answer the questions asked ``at`` a hex of a move (noted in ``answered``)."""
     snap["action"] = step.kind
+    state = state if state is not None else StateWhy()
     match step.action:
         case Move() as mv:
-            _move(game, name, step, mv, snap, result, answered)
+            _move(game, name, step, mv, snap, result, answered, state)
         case Fire() as f:
             r = _at(f.pos, game.fire, list(f.units), f.target, f.result)
+            if r.value:
+                state.hit(str(f.target), r, str(f.result))
+                for u in f.units:
+                    state.note("face", str(u), None)
             snap["fire"] = {"units": [str(u) for u in f.units], "target": str(f.target),
                             "result": str(f.result), "allowed": bool(r.value), "detail": r.detail}
             if r.value and referee is not None:
                 snap["fire"]["reports"] = referee.after_fire([str(u) for u in f.units], f.target)
         case End() as e:
             snap["end"] = str(e.what)
+            before = {u.id: (u.face_up, u.dispersed) for u in game.alive()}
             _at(e.pos, game.end_phase if e.what == "phase" else game.end_turn)
+            _turned(game, before, state)
             if e.what == "turn" and referee is not None:
                 referee.spotting_step()
         case Orders() as o:
-            _orders(game, referee or Referee(game), o, snap)
+            _orders(game, referee or Referee(game), o, snap, state)
         case None:
             pass
 
 
+def _turned(game: Game, before: dict[str, tuple[bool, bool]], state: StateWhy) -> None:
+    """After a phase or turn ends: units turned face up again are so by the rule that says
+    when (``sequence.face-up``); units that recovered from dispersal are no longer dispersed
+    by any attack."""
+    for uid, (face_up, dispersed) in before.items():
+        u = game.unit(uid)
+        if not face_up and u.face_up:
+            why = Why(game.rules)
+            why.p("sequence.face-up")
+            state.note("face", uid, why.ruling("up", "turned face up at the end of its player turn"))
+        if dispersed and not u.dispersed:
+            state.note("dispersal", uid, None)
+
+
 def _move(game: Game, name: str, step: Step, mv: Move, snap: dict, result: ScenarioResult,
-          answered: set[int]) -> None:
+          answered: set[int], state: StateWhy) -> None:
     snap["mover"] = str(mv.unit)
     snap["path"] = []
     snap["entries"] = []
     _at(mv.unit.pos, game.begin_move, mv.unit, mv.mode, mv.overrun)
+    state.moved(str(mv.unit))
     done: set[int] = set()
     for k, where in enumerate(mv.path):
         if game.move is None or game.move.stopped or game.unit(mv.unit).eliminated:
@@ -285,7 +379,7 @@ def _move(game: Game, name: str, step: Step, mv: Move, snap: dict, result: Scena
         for exp in step.expect:
             if exp.index not in answered and exp.ask.at == where:
                 answered.add(exp.index)
-                _row(result, name, step, exp, _asked(game, exp.ask))
+                _row(result, name, step, exp, _asked(game, exp.ask, None, state))
         for n, a in enumerate(mv.attacks):
             if n in done or a.at != where:
                 continue
@@ -295,10 +389,17 @@ def _move(game: Game, name: str, step: Step, mv: Move, snap: dict, result: Scena
                 continue
             if a.opfire:
                 r = _at(a.pos, game.opportunity_fire, list(a.opfire), a.result)
+                if r.value:
+                    state.hit(str(mv.unit), r, str(a.result), moving=True)
+                    for f in a.opfire:
+                        state.note("face", str(f), None)
                 if not r.value:
                     entry.attacks.append({"opfire": [str(f) for f in a.opfire], "refused": r.detail})
             elif a.interdiction is not None:
                 r = _at(a.pos, game.interdict, a.interdiction, a.result)
+                if r.value:
+                    state.hit(str(mv.unit), r, str(a.result), moving=True)
+                    state.note("face", str(a.interdiction), None)
                 if not r.value:
                     entry.attacks.append({"interdiction": str(a.interdiction), "refused": r.detail})
         snap["entries"].append(entry.as_data())
@@ -310,9 +411,13 @@ def _first(*rulings: Ruling | None) -> Ruling:
     return next((r for r in rulings if r is not None), Ruling(None, []))
 
 
-def _ask(game: Game, ask: Ask, referee: Referee | None = None) -> Ruling:
-    """The engine's answer to one question (the referee's, for what a side is shown)."""
+def _ask(game: Game, ask: Ask, referee: Referee | None = None, state: StateWhy | None = None) -> Ruling:
+    """The engine's answer to one question (the referee's, for what a side is shown). The
+    state questions (where, dispersal, face) name the clauses of the rulings that put the
+    unit in that state (:class:`StateWhy`); line of sight is geometry, which no rulebook
+    decides, and has none."""
     referee = referee or Referee(game)
+    state = state if state is not None else StateWhy()
     match ask:
         case Stop():
             game.unit(ask.unit)
@@ -335,14 +440,24 @@ def _ask(game: Game, ask: Ask, referee: Referee | None = None) -> Ruling:
         case Los():
             return game.los(*ask.between)
         case Where():
-            return Ruling(game.where(ask.unit), [])
+            return state.reading("where", str(ask.unit), game.where(ask.unit))
         case Dispersal():
             u = game.unit(ask.unit)
-            return Ruling("X" if u.eliminated else u.dispersal, [])
+            if not u.dispersed and not u.eliminated:
+                return Ruling("none", [])
+            return state.reading("dispersal", u.id, "X" if u.eliminated else u.dispersal)
         case Face():
-            return Ruling("up" if game.unit(ask.unit).face_up else "down", [])
+            u = game.unit(ask.unit)
+            if u.face_up:
+                return state.reading("face", u.id, "up")
+            # turned down by opportunity fire (the rule that says how its firer is marked)
+            return state.reading("face", u.id, "down", _ruling_of(game.state_why.get(u.id)))
     raise ScenarioError(ask.pos, f"the engine has no answer to a {ask.kind or type(ask).__name__} "
                                  "question")
+
+
+def _ruling_of(why: Why | None) -> Ruling | None:
+    return why.ruling(None) if why is not None else None
 
 
 def _row(result: ScenarioResult, name: str, step: Step, exp: Expectation, actual: Ruling | None,
@@ -406,7 +521,7 @@ def _check_playable(model: Model, sc: Scenario, report: Report) -> None:
     """Play the scenario under each of its rulesets: a step the engine refuses (moving an
     enemy unit, a second move in one phase, fire outside the fire phase ...) is an error
     at the step's position, naming the clause that refuses it."""
-    for d in run_scenario(model, sc.id).errors:
+    for d in played(model, sc.id).errors:
         if d.code in ("scenario-step", "scenario-setup"):
             report.diagnostics.append(d)
 

@@ -103,9 +103,10 @@ def describe(data: Any, path) -> str:
             owner = f"{_named(kind, sub, part_field, nxt)} of {owner}"
             node, i, field_name = sub, i + 2, None
             continue
-        if step in ("cite", "relation", "card", "changed", "params") and nxt is not None:
+        if step in ("cite", "relation", "card", "exercised", "changed", "params") and nxt is not None:
             word = {"cite": "the citation", "relation": "the relation", "card": "the card",
-                    "changed": "the change note", "params": "the parameters"}[step]
+                    "exercised": "the coverage reason", "changed": "the change note",
+                    "params": "the parameters"}[step]
             owner = f"{word} of {owner}"
             node = child
             if isinstance(nxt, int):  # a list of citations

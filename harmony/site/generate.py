@@ -31,7 +31,7 @@ from pathlib import Path
 
 import jinja2
 
-from .. import cards, resources, scenario
+from .. import cards, coverage, resources, scenario
 from ..model import Citation, Model
 from . import views
 from .figures import referee_figures, scenario_figures, step_list, unit_name
@@ -89,12 +89,38 @@ def scenario_view(model: Model, sid: str) -> dict:
             "used_by": sorted(c.id for c in model.clauses.values() if sid in c.scenarios),
             "rulesets": rulesets, "steps": step_list(sc),
             "names": {str(u.get("id")): unit_name(u) for u in d.get("units") or [] if isinstance(u, dict)}}
-    result = scenario.run_scenario(model, sid)
+    result = scenario.played(model, sid)
     boards = [fig for name in rulesets for fig in referee_figures(sc, result.snapshots.get(name, []))]
     view["figures"] = scenario_figures(sc) + boards
     view["referee_boards"] = bool(boards)
     view["matrix"] = outcome_matrix(model, result)
     return view
+
+
+def coverage_view(model: Model) -> list[dict]:
+    """The rule-coverage page (:mod:`harmony.coverage`): per rulebook, each played cell and
+    what exercises it, each scenario and clause example named once with its rulesets."""
+    out = []
+    cov = coverage.coverage_of(model)
+    for key, rows in cov.sources.items():
+        t = cov.totals(key)
+        src = model.sources.get(key)
+        cells = []
+        for c in rows:
+            by: dict[tuple[str, str], list[str]] = {}
+            for u in c.uses:
+                by.setdefault((u.kind, u.id), [])
+                if u.ruleset not in by[(u.kind, u.id)]:
+                    by[(u.kind, u.id)].append(u.ruleset)
+            uses = [{"kind": kind, "id": uid, "doc": views.scenario_doc(uid) if kind == "scenario" else "",
+                     "detail": ", ".join(rs for rs in rulesets if rs) or "no game"}
+                    for (kind, uid), rulesets in sorted(by.items(), key=lambda kv: (kv[0][0] != "scenario", kv[0]))]
+            cells.append({"cell": c.id, "status": c.cell.status, "parameters": sorted(c.cell.params),
+                          "state": c.state, "reason": c.reason, "uses": uses})
+        out.append({"key": key, "title": f"{src.title if src else key} ({key})", "cells": cells,
+                    "summary": f"{len(rows)} rules: {t['exercised']} exercised, {t['reasoned']} "
+                               f"not exercised for a stated reason, {t['missing']} not exercised."})
+    return out
 
 
 def _cite(d: dict):
@@ -182,6 +208,7 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None) -> di
         differences=views.differences_view(model), **ctx)
     out["glossary.rst"] = env.get_template("glossary.rst.j2").render(
         terms=views.glossary_view(model), **ctx)
+    out["coverage.rst"] = env.get_template("coverage.rst.j2").render(rulebooks=coverage_view(model), **ctx)
     for name, page in extras.items():
         out[f"{name}.rst"] = env.get_template("extra.rst.j2").render(page=page, **ctx)
     out[f"{FRAGMENTS}/contents.inc"] = env.get_template("contents.inc.j2").render(**ctx)

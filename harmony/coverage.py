@@ -1,0 +1,429 @@
+"""Rule coverage: which rule cells an example or a scenario question exercises.
+
+A cell (one rulebook's rule, optional or tournament rule on a row) is
+*exercised* when some ruling played under its rulebook names its clause among
+its reasons (or a refusal of the engine names it, in an example): the engine's
+answer to a scenario question (the scenarios are played once per model and
+shared, :func:`harmony.scenario.played`), or a ruling a clause's doctest
+``examples:`` produce (run here quietly, recording every ruling, see
+:func:`example_rulings`). A ruling under a ruleset names the
+cell of its clause that the ruleset reads: the source's own cell, else its
+base's (REV and DB build on PB).
+
+A cell that nothing exercises is a warning at the cell (``unexercised-cell``)
+when it sets engine parameters, whatever it says; a cell without parameters
+may instead say why, ``exercised: {none: REASON}`` (pure procedure, no engine
+concept yet), and is then listed with its reason. :func:`coverage_of` computes
+it, :meth:`Coverage.to_text` and :meth:`Coverage.as_data` show it, and
+``harmony check --coverage`` prints it (the site has a page of it).
+
+>>> from harmony.loader import load
+>>> from harmony.usage import default_rules_data
+>>> model, _ = load(default_rules_data())
+>>> cov = coverage_of(model)
+>>> row = cov.cell("spotting.spotted", "PB")
+>>> row.exercised, row.parameterised
+(True, True)
+>>> sorted({u.kind for u in row.uses})
+['example', 'scenario']
+"""
+from __future__ import annotations
+
+import builtins
+import doctest
+import json
+import os
+from dataclasses import dataclass, field
+from typing import Any, Iterable
+
+from .diagnostics import Pos, Report
+from .model import Cell, Model
+from .ruleset import base_chain, parse_name
+from .rulings import Ruling
+from .scenario import played
+
+#: the statuses whose cells a ruleset plays (and so should be exercised)
+PLAYED = ("rule", "optional", "tournament")
+
+
+@dataclass(frozen=True, order=True)
+class Use:
+    """One ruling that exercises a cell: a scenario question or a clause's examples."""
+
+    kind: str           # "scenario" | "example"
+    id: str             # the scenario id, or the id of the clause whose examples ran
+    ruleset: str        # the ruleset played ("PL+opportunity-fire"); "" when not known
+    question: str = ""  # the scenario question
+    pos: Pos = field(default=Pos(""), compare=False)
+
+    def describe(self) -> str:
+        """A few words on the use, for the text report.
+
+        >>> Use("scenario", "rev-figure-1", "REV", "Is the Hetzer spotted?").describe()
+        'scenario rev-figure-1 (REV): Is the Hetzer spotted?'
+        >>> Use("example", "spotting.rule", "PB").describe()
+        'example of spotting.rule (PB)'
+        """
+        played_as = f" ({self.ruleset})" if self.ruleset else ""
+        if self.kind == "scenario":
+            return f"scenario {self.id}{played_as}: {self.question}"
+        return f"example of {self.id}{played_as}"
+
+    def as_data(self) -> dict:
+        return {"kind": self.kind, "id": self.id, "ruleset": self.ruleset,
+                "question": self.question, "at": str(self.pos)}
+
+
+@dataclass
+class CellCoverage:
+    """One played cell and what exercises it."""
+
+    cell: Cell
+    uses: list[Use] = field(default_factory=list)
+
+    @property
+    def id(self) -> str:
+        return f"{self.cell.clause_id}@{self.cell.source}"
+
+    @property
+    def exercised(self) -> bool:
+        return bool(self.uses)
+
+    @property
+    def parameterised(self) -> bool:
+        return bool(self.cell.params)
+
+    @property
+    def reason(self) -> str | None:
+        """Why nothing exercises it, as the cell says (``exercised: {none: ...}``)."""
+        return self.cell.unexercised.none if self.cell.unexercised is not None else None
+
+    @property
+    def state(self) -> str:
+        """``exercised``, ``reasoned`` (not exercised, with a reason that stands) or
+        ``missing`` (a warning)."""
+        if self.exercised:
+            return "exercised"
+        if self.reason and not self.parameterised:
+            return "reasoned"
+        return "missing"
+
+    def as_data(self) -> dict:
+        return {"cell": self.id, "clause": self.cell.clause_id, "source": self.cell.source,
+                "status": self.cell.status, "option": self.cell.option,
+                "parameters": sorted(self.cell.params), "state": self.state,
+                "reason": self.reason, "at": str(self.cell.pos("status")),
+                "uses": [u.as_data() for u in self.uses]}
+
+
+@dataclass
+class Coverage:
+    """Every played cell of every source, and what exercises it."""
+
+    #: source key -> its played cells, in file order
+    sources: dict[str, list[CellCoverage]] = field(default_factory=dict)
+
+    def cell(self, clause_id: str, source: str) -> CellCoverage:
+        return next(c for c in self.sources.get(source, []) if c.cell.clause_id == clause_id)
+
+    def rows(self) -> Iterable[CellCoverage]:
+        for rows in self.sources.values():
+            yield from rows
+
+    def within(self, file: str | os.PathLike | None) -> "Coverage":
+        """The cells of one file (all of them for ``None``), for ``harmony check FILE``."""
+        if file is None:
+            return self
+        want = os.path.realpath(file)
+        out = Coverage({k: [c for c in rows if os.path.realpath(c.cell.file) == want]
+                        for k, rows in self.sources.items()})
+        out.sources = {k: rows for k, rows in out.sources.items() if rows}
+        return out
+
+    def missing(self) -> list[CellCoverage]:
+        return [c for c in self.rows() if c.state == "missing"]
+
+    def warn(self, report: Report) -> None:
+        """A warning at each cell that nothing exercises and that may not stand unexercised."""
+        for c in self.missing():
+            if c.parameterised:
+                why = (f"it sets engine parameters ({', '.join(sorted(c.cell.params))}); add an "
+                       "example or a scenario question whose ruling names it")
+                if c.reason:
+                    why += f" (its reason, '{c.reason}', does not excuse a parameterised cell)"
+            else:
+                why = ("add an example or a scenario question whose ruling names it, or say why "
+                       "not: exercised: {none: REASON}")
+            report.warning(c.cell.pos("status"), f"{c.id}: no example or scenario exercises this "
+                           f"{c.cell.status} cell: {why}", "unexercised-cell")
+
+    def totals(self, source: str) -> dict[str, int]:
+        rows = self.sources.get(source, [])
+        return {state: sum(1 for c in rows if c.state == state)
+                for state in ("exercised", "reasoned", "missing")}
+
+    def to_text(self) -> str:
+        """The report for humans: per source, each cell and what exercises it (or why not)."""
+        out = ["Rule coverage: each rule, optional or tournament cell and the ruling that "
+               "exercises it", ""]
+        for key, rows in self.sources.items():
+            t = self.totals(key)
+            out.append(f"{key}: {len(rows)} cells, {t['exercised']} exercised, {t['reasoned']} "
+                       f"with a reason, {t['missing']} not exercised")
+            for c in rows:
+                params = f" [{', '.join(sorted(c.cell.params))}]" if c.parameterised else ""
+                mark = {"exercised": "+", "reasoned": "=", "missing": "!"}[c.state]
+                out.append(f"  {mark} {c.id} ({c.cell.status}){params}")
+                if c.exercised:
+                    for u in c.uses[:3]:
+                        out.append(f"      by {u.describe()}")
+                    if len(c.uses) > 3:
+                        out.append(f"      and {len(c.uses) - 3} more")
+                else:
+                    out.append(f"      not exercised: {c.reason or 'no reason given'} "
+                               f"({c.cell.pos('status')})")
+            out.append("")
+        missing = self.missing()
+        out.append(f"{len(missing)} cell(s) not exercised without a reason that stands"
+                   + (f", {sum(1 for c in missing if c.parameterised)} of them parameterised"
+                      if missing else ""))
+        return "\n".join(out) + "\n"
+
+    def as_data(self) -> dict:
+        return {key: {"totals": self.totals(key), "cells": [c.as_data() for c in rows]}
+                for key, rows in self.sources.items()}
+
+    def to_json(self) -> str:
+        return json.dumps(self.as_data(), indent=2, sort_keys=True) + "\n"
+
+
+# ---------------------------------------------------------------- computing
+def coverage_of(model: Model) -> Coverage:
+    """What exercises each played cell of ``model``: its scenarios' rulings (played once
+    and shared) and its clauses' examples (run quietly). Cached on the model."""
+    cached = model.__dict__.get("_coverage")
+    if cached is not None:
+        return cached
+    clauses = sorted(model.clauses.values(), key=lambda c: (c.file, c.pos().line, c.id))
+    rows: dict[tuple[str, str], CellCoverage] = {}
+    cov = Coverage()
+    for key in sorted({k for c in clauses for k in c.cells}, key=_source_order(model)):
+        cov.sources[key] = []
+        for clause in clauses:
+            cell = clause.cells.get(key)
+            if cell is not None and cell.status in PLAYED:
+                rows[(clause.id, key)] = CellCoverage(cell)
+                cov.sources[key].append(rows[(clause.id, key)])
+        if not cov.sources[key]:
+            del cov.sources[key]
+    for use, reasons in _rulings(model):
+        for cid in reasons:
+            for key in _cell_sources(model, cid, use.ruleset):
+                row = rows.get((cid, key))
+                if row is not None and use not in row.uses:
+                    row.uses.append(use)
+    for row in rows.values():
+        row.uses.sort()
+    model.__dict__["_coverage"] = cov
+    return cov
+
+
+def check_coverage(model: Model, report: Report) -> None:
+    """``harmony check --coverage``: the warnings of the coverage of ``model`` (computed once
+    per model: :func:`coverage_of` gives the report itself)."""
+    coverage_of(model).warn(report)
+
+
+def _source_order(model: Model):
+    keys = list(model.sources)
+    return lambda k: (keys.index(k) if k in keys else len(keys), k)
+
+
+def _cell_sources(model: Model, clause_id: str, ruleset: str) -> list[str]:
+    """The source whose cell of ``clause_id`` a ruling under ``ruleset`` names: the
+    ruleset's own, else its nearest base's. With no ruleset known (a ruling no game
+    gave, such as the Combat Patrol calculator's), the clause's topic must have a
+    single column.
+
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> m, _ = load(default_rules_data())
+    >>> _cell_sources(m, "spotting.spotted", "REV+concealed-movement"), _cell_sources(m, "spotting.spotted", "")
+    (['REV'], [])
+    """
+    clause = model.clauses.get(clause_id)
+    if clause is None:
+        return []
+    if not ruleset:
+        topic = model.topics.get(clause.topic)
+        return list(topic.sources) if topic is not None and len(topic.sources) == 1 else []
+    for key in base_chain(model, parse_name(ruleset)[0]):
+        if key in clause.cells:
+            return [key]
+    return []
+
+
+def _rulings(model: Model) -> list[tuple[Use, list[str]]]:
+    """Every ruling that can exercise a cell, with the clauses it names: the answers to
+    the scenarios' questions, then the rulings of the clauses' examples."""
+    out: list[tuple[Use, list[str]]] = []
+    for sid in sorted(model.scenarios):
+        for row in played(model, sid).rulings:
+            if row.actual is not None or row.reasons:
+                out.append((Use("scenario", sid, row.ruleset, row.question, row.pos),
+                            list(row.reasons)))
+    for clause in sorted(model.clauses.values(), key=lambda c: c.id):
+        if clause.examples:
+            for ruleset, ruling in example_rulings(model, clause):
+                out.append((Use("example", clause.id, ruleset, "", clause.pos("examples")),
+                            list(ruling.reasons)))
+    return out
+
+
+# ---------------------------------------------------------------- examples
+class _Recorder:
+    """The rulings an example produced: those the games it played returned (with their
+    ruleset), and those it showed or kept in a name (ruleset unknown)."""
+
+    def __init__(self) -> None:
+        self.rulings: list[tuple[str, Ruling]] = []
+        self._seen: set[int] = set()
+
+    def add(self, ruleset: str, value: Any, depth: int = 0) -> None:
+        if isinstance(value, Ruling):
+            if id(value) not in self._seen:
+                self._seen.add(id(value))
+                self.rulings.append((ruleset, value))
+        elif depth < 3 and isinstance(value, (list, tuple)):
+            for v in value:
+                self.add(ruleset, v, depth + 1)
+        elif depth < 3 and isinstance(value, dict):
+            for v in value.values():
+                self.add(ruleset, v, depth + 1)
+        elif depth < 3 and hasattr(value, "rulings") and hasattr(value, "rulesets"):
+            for row in value.rulings:            # a ScenarioResult an example played
+                if row.reasons:
+                    self.add(row.ruleset, Ruling(row.actual, list(row.reasons)), depth + 1)
+        elif depth < 3 and type(value).__name__ == "Entry":
+            for name in ("spotted", "opfire", "interdiction"):
+                self.add(ruleset, getattr(value, name, None), depth + 1)
+
+
+class _Played:
+    """A game of an example, passing every call through and recording the rulings returned
+    (and the refusals, :class:`~harmony.engine.EngineError`, by the clause they name)."""
+
+    def __init__(self, game, recorder: _Recorder):
+        object.__setattr__(self, "_game", game)
+        object.__setattr__(self, "_recorder", recorder)
+
+    def __getattr__(self, name: str):
+        attr = getattr(self._game, name)
+        if not callable(attr):
+            return attr
+        game, recorder = self._game, self._recorder
+
+        def call(*args, **kwargs):
+            try:
+                result = attr(*args, **kwargs)
+            except ValueError as e:     # a refusal names its clause: it rules too
+                clause = getattr(e, "clause", None)
+                if clause:
+                    recorder.add(game.rules.name, Ruling(False, [clause], detail=str(e)))
+                raise
+            recorder.add(game.rules.name, result)
+            return result
+        return call
+
+    def __setattr__(self, name: str, value) -> None:
+        setattr(self._game, name, value)
+
+    def __repr__(self) -> str:
+        return repr(self._game)
+
+
+def _recording_namespace(model: Model, recorder: _Recorder) -> dict:
+    """The clause examples' namespace (:func:`harmony.pytest_plugin.example_namespace`) with
+    every game it makes recording its rulings."""
+    from .pytest_plugin import example_namespace
+    ns = example_namespace(model)
+    played_as = lambda make: lambda *a, **kw: _Played(make(*a, **kw), recorder)  # noqa: E731
+
+    class Position:
+        def __init__(self, inner):
+            self._inner = inner
+
+        def under(self, ruleset: str):
+            return _Played(self._inner.under(ruleset), recorder)
+
+        def __getattr__(self, name):
+            return getattr(self._inner, name)
+
+    class RecordedGame:
+        """``Game`` of the namespace: ``Game.from_data(...)`` and ``Game(...)`` record."""
+
+        def __new__(cls, *a, **kw):
+            return _Played(ns_game(*a, **kw), recorder)
+
+        @staticmethod
+        def from_data(*a, **kw):
+            return _Played(ns_game.from_data(*a, **kw), recorder)
+
+    ns_game = ns["Game"]
+    position, run = ns["position"], ns["run_scenario"]
+    ns.update(board=played_as(ns["board"]), setup=played_as(ns["setup"]),
+              game=played_as(ns["game"]), position=lambda *a, **kw: Position(position(*a, **kw)),
+              Game=RecordedGame)
+
+    def run_scenario(sid):
+        result = run(sid)
+        recorder.add("", result)
+        return result
+    ns["run_scenario"] = run_scenario
+    return ns
+
+
+def example_rulings(model: Model, clause) -> list[tuple[str, Ruling]]:
+    """Run a clause's ``examples:`` quietly (nothing printed, failures ignored: pytest
+    reports them) and return the rulings they produced, each with the ruleset it was
+    decided under ("" when the example did not get it from a game).
+
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> m, _ = load(default_rules_data())
+    >>> got = example_rulings(m, m.clauses["spotting.rule"])
+    >>> ("PB", ['spotting.rule']) in [(rs, r.reasons) for rs, r in got]
+    True
+    """
+    recorder = _Recorder()
+    globs = _recording_namespace(model, recorder)
+    test = doctest.DocTestParser().get_doctest(clause.examples, globs, clause.id, clause.file, 0)
+
+    class Quiet(doctest.DocTestRunner):
+        def _after(self) -> None:
+            # what the example showed (the value of an expression is kept in builtins._) and
+            # what it kept in a name
+            recorder.add("", getattr(builtins, "_", None))
+            for value in list(globs.values()):
+                recorder.add("", value)
+
+        def report_success(self, out, test, example, got):
+            self._after()
+
+        def report_failure(self, out, test, example, got):
+            self._after()
+
+        def report_unexpected_exception(self, out, test, example, exc_info):
+            self._after()
+
+    had = hasattr(builtins, "_")
+    before = getattr(builtins, "_", None)
+    try:
+        Quiet(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE).run(
+            test, out=lambda text: None, clear_globs=False)
+    finally:
+        if had:
+            setattr(builtins, "_", before)
+        elif hasattr(builtins, "_"):
+            delattr(builtins, "_")
+    return recorder.rulings
