@@ -182,7 +182,7 @@ class Game:
         self.opfire_on: dict[str, int] = {}
         self.opfire_by: dict[str, int] = {}
         self.interdicted: dict[str, int] = {}
-        self.interdicted_by: set[str] = set()
+        self.interdicted_by: dict[str, int] = {}
         #: per movement phase: unit -> moves begun
         self.moves: dict[str, int] = {}
         #: (firer, mover) -> movement points spent continuously in the firer's LOS
@@ -191,7 +191,7 @@ class Game:
         #: unit -> the reasoning that last took its spotted marker off (a marker on a unit
         #: carries its own reasons: :class:`~harmony.units.Marker`)
         self.unmark_why: dict[str, Why] = {}
-        #: unit -> the reasoning that turned it face down after opportunity fire
+        #: unit -> the reasoning that turned it face down after opportunity fire or interdiction
         self.state_why: dict[str, Why] = {}
         #: every line of sight checked since the last call of take_sights()
         self.sights: list[Sight] = []
@@ -919,8 +919,19 @@ class Game:
             return why.ruling([], "only a unit on the move may be interdicted")
         if mv.stopped:
             return why.ruling([], "the mover has stopped: its move is over")
-        firers = [f for f in self.enemies_of(t) if t.hex in f.registration and f.indirect_fire
-                  and f.face_up and not f.dispersed and f.id not in self.interdicted_by]
+        firers = [f for f in self.enemies_of(t) if t.hex in f.registration and f.indirect_fire]
+        if not firers:
+            return why.ruling([], "no registration marker of an indirect-fire unit in the hex")
+        per_firer = why.p("interdiction.per-firer-per-phase")
+        if per_firer:
+            firers = [f for f in firers if self.interdicted_by.get(f.id, 0) < per_firer]
+            if not firers:
+                return why.ruling([], "each unit registered on the hex has made its interdiction "
+                                      f"attack this phase ({per_firer} a unit)")
+        for f in firers:
+            if not f.face_up:
+                why.add(self._state_why(f))   # e.g. turned face down by an earlier attack
+        firers = [f for f in firers if f.face_up and not f.dispersed]
         if not firers:
             return why.ruling([], "no registration marker of an eligible unit in the hex")
         limit = why.p("interdiction.per-target-per-phase")
@@ -953,14 +964,22 @@ class Game:
         open_ = self.interdiction_options(t.id)
         if not any(o.get("firer") == firer or firer in o.get("firers", []) for o in open_.value):
             return Ruling(False, open_.reasons, open_.settings, f"not open: {open_.detail}")
+        why = Why(self.rules)
+        why.add(open_)
         self._attack_mover(t, mv, result)
         self.interdicted[t.id] = self.interdicted.get(t.id, 0) + 1
-        self.interdicted_by.add(firer)
-        self.unit(firer).face_up = False
+        self.interdicted_by[firer] = self.interdicted_by.get(firer, 0) + 1
+        if why.p("interdiction.firer-inverted"):
+            # face down until its own player turn ends (sequence.face-up): no indirect fire,
+            # no move, in that turn
+            self.unit(firer).face_up = False
+            placing = Why(self.rules)
+            placing.settings["interdiction.firer-inverted"] = why.settings["interdiction.firer-inverted"]
+            self.state_why.setdefault(firer, Why(self.rules)).add(placing)
         self._markers_housekeeping()
         if mv.entries:
             mv.entries[-1].attacks.append({"interdiction": firer, "result": result})
-        return Ruling(True, open_.reasons, open_.settings, "made")
+        return why.ruling(True, "made")
 
     # --------------------------------------------------------- the sequence
     def _reset_phase(self) -> None:
@@ -1053,7 +1072,7 @@ class Game:
 
     def _state_why(self, u: Unit) -> Why:
         """What put a unit in a state that bars it from firing: turned face down after
-        opportunity fire, or its opportunity fire counter."""
+        opportunity fire or interdiction, or its opportunity fire counter."""
         why = Why(self.rules)
         why.add(self.state_why.get(u.id))
         for m in u.markers_of("opportunity-fire"):
