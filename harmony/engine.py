@@ -191,6 +191,9 @@ class Game:
         #: unit -> the reasoning that last took its spotted marker off (a marker on a unit
         #: carries its own reasons: :class:`~harmony.units.Marker`)
         self.unmark_why: dict[str, Why] = {}
+        #: unit -> a marker its spotting player owes it but has not yet placed (where the rules
+        #: leave placing to him: spot.spotter-places-markers); forfeited when the phase ends
+        self.owed_markers: dict[str, Marker] = {}
         #: unit -> the reasoning that turned it face down after opportunity fire or interdiction
         self.state_why: dict[str, Why] = {}
         #: every line of sight checked since the last call of take_sights()
@@ -333,6 +336,10 @@ class Game:
             for m in u.markers_of(*SPOTTED_MARKERS):
                 why.add(m.ruling())
             return True, "marked spotted"
+        owed = self.owed_markers.get(u.id)
+        if owed is not None and (by is None or by != u.side):
+            why.add(owed.ruling())
+            return True, "spotted in this phase; its marker is not placed yet"
         mv = self.move
         if mv is not None and mv.unit == u.id:
             if mv.moving_spotted is not None:
@@ -351,11 +358,75 @@ class Game:
         kind = "spotted"
         if opportunity and why.p("spot.opportunity-marker"):
             kind = "opportunity-spotted"
+        # Spotted from a distance, where the spotting player must place the marker himself within
+        # the phase: it is owed until he does (place_marker) or the phase ends. Adjacency spots
+        # without a marker's help, so a unit next to an eligible enemy is marked at once.
+        if self.rules["spot.spotter-places-markers"] and why.p("spot.spotter-places-markers") \
+                and not self._adjacent_spotter(u):
+            if not u.marked(kind):
+                self.owed_markers[u.id] = Marker(kind, why.ruling(kind))
+            return
         # Spotted while making opportunity fire: the marker shows its opportunity side even
         # when the unit was already marked (the paper prints one on the back of the other).
         u.unmark(*SPOTTED_MARKERS)
         u.place(Marker(kind, why.ruling(kind)))
         self.unmark_why.pop(u.id, None)
+
+    def _adjacent_spotter(self, u: Unit) -> bool:
+        """Is an eligible enemy unit adjacent to ``u`` (where adjacency spots)?"""
+        why = Why(self.rules)
+        return bool(why.p("spot.adjacent")) and any(
+            adjacent(e.hex, u.hex) and self.may_spot(e, why) for e in self.enemies_of(u))
+
+    def place_marker(self, uid: str) -> Ruling:
+        """The spotting player places the spotted marker he owes unit ``uid``.
+
+        Where the rules leave markers for units spotted from a distance to the
+        spotting player (``spot.spotter-places-markers``), the marker goes on only
+        when he places it, within the phase of the spotting; a marker owed and not
+        placed when the phase ends is never placed. Elsewhere the engine places
+        markers itself, and nothing is owed.
+
+        >>> from harmony.loader import load
+        >>> from harmony.usage import default_rules_data
+        >>> shipped, _ = load(default_rules_data())
+        >>> rs = Ruleset.from_values("T", {"spot.markers": True, "spot.mover-in-los": "entering",
+        ...                               "spot.spotter-places-markers": True},
+        ...                          registry=shipped, clause="spotting.tournament")
+        >>> units = [{"id": "gun", "side": "Soviet", "kind": "gun", "class": "A", "attack": 10,
+        ...           "range": 8, "defence": 3, "movement": 1, "at": "A2"},
+        ...          {"id": "tank", "side": "German", "kind": "armoured", "class": "A", "attack": 12,
+        ...           "range": 8, "defence": 8, "movement": 6, "at": "D2"}]
+        >>> g = Game.from_data(rs, {"columns": 5, "rows": 4, "hexes": {"C2": "woods"}}, units,
+        ...                    side="German", phase="movement")
+        >>> g.begin_move("tank"); g.enter("C2").spotted.value, g.markers("tank").value
+        (True, [])
+        >>> g.place_marker("tank")
+        Ruling(value=True, reasons=['spotting.tournament'])
+        >>> g.markers("tank").value, g.place_marker("tank").value
+        (['spotted'], False)
+        """
+        u = self.unit(uid)
+        why = Why(self.rules)
+        m = self.owed_markers.pop(u.id, None)
+        if m is None:
+            why.p("spot.spotter-places-markers")
+            return why.ruling(False, f"no marker is owed to {u.id} in this phase")
+        u.unmark(*SPOTTED_MARKERS)
+        u.place(m)
+        self.unmark_why.pop(u.id, None)
+        why.add(m.ruling())
+        self.log.append(f"{m.kind} marker placed on {u.id}")
+        return why.ruling(True, f"{m.kind} marker placed")
+
+    def _forfeit_owed_markers(self) -> None:
+        """The phase is over: markers owed and not placed are never placed."""
+        for uid, m in self.owed_markers.items():
+            why = Why(self.rules)
+            why.add(m.ruling())
+            self.unmark_why[uid] = why
+            self.log.append(f"the {m.kind} marker owed to {uid} was not placed in its phase")
+        self.owed_markers.clear()
 
     def _remove_marker(self, u: Unit, why: Why | None = None) -> None:
         """Take the spotted marker off; ``why`` is the reasoning that took it off."""
@@ -367,6 +438,12 @@ class Game:
 
     def _markers_housekeeping(self) -> None:
         """Markers that come off at once: out of every eligible enemy's sight, or out of cover."""
+        for uid in list(self.owed_markers):
+            u = self.units[uid]
+            why = Why(self.rules)
+            # an owed marker would come off at once: it is no longer owed
+            if u.eliminated or not self.concealing(u) or not self._eligible_seers(u, why):
+                del self.owed_markers[uid]
         for u in self.alive():
             if not u.marked(*SPOTTED_MARKERS):
                 continue
@@ -983,6 +1060,7 @@ class Game:
 
     # --------------------------------------------------------- the sequence
     def _reset_phase(self) -> None:
+        self._forfeit_owed_markers()
         self.retrace_move = None
         self.opfire_on.clear()
         self.opfire_by.clear()
@@ -1006,6 +1084,7 @@ class Game:
         """End the player turn of the side to play, with the rulebook's housekeeping."""
         if self.move is not None:
             self.end_move()
+        self._forfeit_owed_markers()    # the movement phase is over
         ending = self.side
         when = Why(self.rules).p("sequence.face-up")
         if when != "own-turn-end":
