@@ -1041,22 +1041,20 @@ class Game:
         open_ = self.interdiction_options(t.id)
         if not any(o.get("firer") == firer or firer in o.get("firers", []) for o in open_.value):
             return Ruling(False, open_.reasons, open_.settings, f"not open: {open_.detail}")
-        why = Why(self.rules)
-        why.add(open_)
         self._attack_mover(t, mv, result)
         self.interdicted[t.id] = self.interdicted.get(t.id, 0) + 1
         self.interdicted_by[firer] = self.interdicted_by.get(firer, 0) + 1
-        if why.p("interdiction.firer-inverted"):
-            # face down until its own player turn ends (sequence.face-up): no indirect fire,
-            # no move, in that turn
+        # The firer's lot is its own state, with its own reasons (what the attack did to the
+        # target is the attack's ruling): face down until its own player turn ends
+        # (sequence.face-up), so no indirect fire and no move in that turn.
+        placing = Why(self.rules)
+        if placing.p("interdiction.firer-inverted"):
             self.unit(firer).face_up = False
-            placing = Why(self.rules)
-            placing.settings["interdiction.firer-inverted"] = why.settings["interdiction.firer-inverted"]
             self.state_why.setdefault(firer, Why(self.rules)).add(placing)
         self._markers_housekeeping()
         if mv.entries:
             mv.entries[-1].attacks.append({"interdiction": firer, "result": result})
-        return why.ruling(True, "made")
+        return Ruling(True, open_.reasons, open_.settings, "made")
 
     # --------------------------------------------------------- the sequence
     def _reset_phase(self) -> None:
@@ -1101,6 +1099,15 @@ class Game:
                 if u.dispersed and u.dispersed_in < self.turn:
                     u.dispersal = "none"
             else:
+                # turned down (or given an opportunity fire counter) in this turn of the enemy's:
+                # it stays so through its own next turn, as sequence.face-up says
+                if not u.face_up or "opportunity-fire" in u.markers:
+                    stays = Why(self.rules)
+                    stays.p("sequence.face-up")
+                    if not u.face_up:
+                        self.state_why.setdefault(u.id, Why(self.rules)).add(stays)
+                    if "opportunity-fire" in u.markers:
+                        u.place(u.markers["opportunity-fire"].keep(stays.ruling("opportunity-fire")))
                 if "spotted" in u.markers:
                     clears = Why(self.rules)
                     if clears.p("spot.turn-end-clears-movers") and u.movement > 0:

@@ -46,8 +46,7 @@ def _second_attack(model):
 
 def test_shipped_rev_one_interdiction_a_unit_and_the_firer_turned_down(shipped_model):
     g, made, second = _second_attack(shipped_model)
-    assert "interdiction.recording" in made.reasons
-    assert made.settings["interdiction.firer-inverted"].cell == "interdiction.recording@REV"
+    assert "interdiction.recording" not in made.reasons      # the attack's ruling is the target's
     assert g.unit("h1").face_up is False
     assert second.value == []
     assert second.settings["interdiction.per-firer-per-phase"].cell == "interdiction.rule@REV"
@@ -59,7 +58,10 @@ def test_face_down_interdictor_loses_its_next_turn(shipped_model):
     g.end_turn()                                 # the German turn ends: Soviet fire phase
     assert (g.side, g.phase, g.unit("h1").face_up) == ("Soviet", "fire", False)
     barred = g.can_fire(["h1"], "t1")
-    assert barred.value is False and barred.reasons == ["interdiction.recording"]
+    assert barred.value is False
+    assert barred.reasons == ["interdiction.recording", "sequence.face-up"]
+    assert barred.settings["interdiction.firer-inverted"].cell == "interdiction.recording@REV"
+    assert barred.settings["sequence.face-up"].cell == "sequence.face-up@REV"
     g.end_phase()
     with pytest.raises(EngineError) as refused:
         g.begin_move("h1")
