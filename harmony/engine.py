@@ -123,6 +123,8 @@ class Move:
     entries: list[Entry] = field(default_factory=list)
     overrun: str | None = None
     stopped: bool = False
+    #: the rule that stopped it, when an attack's result did (None: eliminated, or no rule)
+    stop_why: Why | None = None
     #: transient spotting while moving (whole-move or entering), with its reasoning
     moving_spotted: Ruling | None = None
     #: the spotted counter this move put on the mover (where the rules use one), if on
@@ -623,7 +625,9 @@ class Game:
             raise DataError("no unit is moving: call begin_move first")
         u = self.unit(mv.unit)
         if mv.stopped or u.eliminated:
-            raise EngineError(f"unit '{u.id}' has stopped and cannot move on", clause=MOVING)
+            stopper = mv.stop_why.reasons if mv.stop_why is not None and not u.eliminated else []
+            raise EngineError(f"unit '{u.id}' has stopped and cannot move on",
+                              clause=stopper[0] if stopper else MOVING)
         h = self.hex(where)
         if mv.mode == "revealed":
             if h != u.hex:
@@ -774,6 +778,7 @@ class Game:
         if t.eliminated or mv is None or mv.unit != t.id:
             return why.ruling([], "only a unit on the move may be attacked")
         if mv.stopped:
+            why.add(mv.stop_why)
             return why.ruling([], "the mover has stopped: its move is over")
         limit = why.p("opfire.per-target-per-phase")
         if limit and self.opfire_on.get(t.id, 0) >= limit:
@@ -892,6 +897,7 @@ class Game:
                                       "a hex, and its move is over")
             return why.ruling([], "no retracing: an attack is announced as the mover enters a hex")
         if mv.stopped:
+            why.add(mv.stop_why)
             return why.ruling([], "the mover has stopped: its move is over")
         limit = why.p("opfire.per-target-per-phase")
         if limit and self.opfire_on.get(t.id, 0) >= limit:
@@ -958,7 +964,7 @@ class Game:
             self.log.append(f"{t.id} taken back to {label(back)}")
             if finished:            # its move is open again, from the hex it was taken back to
                 self.move, self.retrace_move = mv, None
-        self._attack_mover(t, mv, result)
+        self._attack_mover(t, mv, result, "opfire.dispersed-mover-stops")
         self.opfire_on[t.id] = self.opfire_on.get(t.id, 0) + 1
         for fid in firers:
             f = self.unit(fid)
@@ -976,13 +982,21 @@ class Game:
             mv.entries[-1].attacks.append({"opfire": sorted(firers), "result": result})
         return why.ruling(True, f"made, drm {group['drm']}")
 
-    def _attack_mover(self, t: Unit, mv: Move, result: str) -> None:
+    def _attack_mover(self, t: Unit, mv: Move, result: str, rule: str | None = None) -> None:
+        """Apply ``result`` to the mover. An eliminated mover's move is over; a dispersed one
+        stops where it is, as parameter ``rule`` says (no rule: it stops)."""
         t.apply_result(result, self.turn)
         if t.eliminated:
             self._remove_marker(t)
             mv.stopped = True
         elif result in ("D", "DD"):
-            mv.stopped = True
+            if rule is None:
+                mv.stopped = True
+            else:
+                why = Why(self.rules)
+                if why.p(rule):
+                    mv.stopped = True
+                    mv.stop_why = why
 
     # -------------------------------------------------------- interdiction
     def interdiction_options(self, target: str) -> Ruling:
@@ -995,6 +1009,7 @@ class Game:
         if t.eliminated or mv is None or mv.unit != t.id:
             return why.ruling([], "only a unit on the move may be interdicted")
         if mv.stopped:
+            why.add(mv.stop_why)
             return why.ruling([], "the mover has stopped: its move is over")
         firers = [f for f in self.enemies_of(t) if t.hex in f.registration and f.indirect_fire]
         if not firers:
