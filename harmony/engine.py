@@ -123,6 +123,8 @@ class Move:
     entries: list[Entry] = field(default_factory=list)
     overrun: str | None = None
     stopped: bool = False
+    #: the rule that stopped it, when an attack's result did (None: eliminated, or no rule)
+    stop_why: Why | None = None
     #: transient spotting while moving (whole-move or entering), with its reasoning
     moving_spotted: Ruling | None = None
     #: the spotted counter this move put on the mover (where the rules use one), if on
@@ -182,7 +184,7 @@ class Game:
         self.opfire_on: dict[str, int] = {}
         self.opfire_by: dict[str, int] = {}
         self.interdicted: dict[str, int] = {}
-        self.interdicted_by: set[str] = set()
+        self.interdicted_by: dict[str, int] = {}
         #: per movement phase: unit -> moves begun
         self.moves: dict[str, int] = {}
         #: (firer, mover) -> movement points spent continuously in the firer's LOS
@@ -191,7 +193,10 @@ class Game:
         #: unit -> the reasoning that last took its spotted marker off (a marker on a unit
         #: carries its own reasons: :class:`~harmony.units.Marker`)
         self.unmark_why: dict[str, Why] = {}
-        #: unit -> the reasoning that turned it face down after opportunity fire
+        #: unit -> a marker its spotting player owes it but has not yet placed (where the rules
+        #: leave placing to him: spot.spotter-places-markers); forfeited when the phase ends
+        self.owed_markers: dict[str, Marker] = {}
+        #: unit -> the reasoning that turned it face down after opportunity fire or interdiction
         self.state_why: dict[str, Why] = {}
         #: every line of sight checked since the last call of take_sights()
         self.sights: list[Sight] = []
@@ -333,6 +338,10 @@ class Game:
             for m in u.markers_of(*SPOTTED_MARKERS):
                 why.add(m.ruling())
             return True, "marked spotted"
+        owed = self.owed_markers.get(u.id)
+        if owed is not None and (by is None or by != u.side):
+            why.add(owed.ruling())
+            return True, "spotted in this phase; its marker is not placed yet"
         mv = self.move
         if mv is not None and mv.unit == u.id:
             if mv.moving_spotted is not None:
@@ -351,11 +360,75 @@ class Game:
         kind = "spotted"
         if opportunity and why.p("spot.opportunity-marker"):
             kind = "opportunity-spotted"
+        # Spotted from a distance, where the spotting player must place the marker himself within
+        # the phase: it is owed until he does (place_marker) or the phase ends. Adjacency spots
+        # without a marker's help, so a unit next to an eligible enemy is marked at once.
+        if self.rules["spot.spotter-places-markers"] and why.p("spot.spotter-places-markers") \
+                and not self._adjacent_spotter(u):
+            if not u.marked(kind):
+                self.owed_markers[u.id] = Marker(kind, why.ruling(kind))
+            return
         # Spotted while making opportunity fire: the marker shows its opportunity side even
         # when the unit was already marked (the paper prints one on the back of the other).
         u.unmark(*SPOTTED_MARKERS)
         u.place(Marker(kind, why.ruling(kind)))
         self.unmark_why.pop(u.id, None)
+
+    def _adjacent_spotter(self, u: Unit) -> bool:
+        """Is an eligible enemy unit adjacent to ``u`` (where adjacency spots)?"""
+        why = Why(self.rules)
+        return bool(why.p("spot.adjacent")) and any(
+            adjacent(e.hex, u.hex) and self.may_spot(e, why) for e in self.enemies_of(u))
+
+    def place_marker(self, uid: str) -> Ruling:
+        """The spotting player places the spotted marker he owes unit ``uid``.
+
+        Where the rules leave markers for units spotted from a distance to the
+        spotting player (``spot.spotter-places-markers``), the marker goes on only
+        when he places it, within the phase of the spotting; a marker owed and not
+        placed when the phase ends is never placed. Elsewhere the engine places
+        markers itself, and nothing is owed.
+
+        >>> from harmony.loader import load
+        >>> from harmony.usage import default_rules_data
+        >>> shipped, _ = load(default_rules_data())
+        >>> rs = Ruleset.from_values("T", {"spot.markers": True, "spot.mover-in-los": "entering",
+        ...                               "spot.spotter-places-markers": True},
+        ...                          registry=shipped, clause="spotting.tournament")
+        >>> units = [{"id": "gun", "side": "Soviet", "kind": "gun", "class": "A", "attack": 10,
+        ...           "range": 8, "defence": 3, "movement": 1, "at": "A2"},
+        ...          {"id": "tank", "side": "German", "kind": "armoured", "class": "A", "attack": 12,
+        ...           "range": 8, "defence": 8, "movement": 6, "at": "D2"}]
+        >>> g = Game.from_data(rs, {"columns": 5, "rows": 4, "hexes": {"C2": "woods"}}, units,
+        ...                    side="German", phase="movement")
+        >>> g.begin_move("tank"); g.enter("C2").spotted.value, g.markers("tank").value
+        (True, [])
+        >>> g.place_marker("tank")
+        Ruling(value=True, reasons=['spotting.tournament'])
+        >>> g.markers("tank").value, g.place_marker("tank").value
+        (['spotted'], False)
+        """
+        u = self.unit(uid)
+        why = Why(self.rules)
+        m = self.owed_markers.pop(u.id, None)
+        if m is None:
+            why.p("spot.spotter-places-markers")
+            return why.ruling(False, f"no marker is owed to {u.id} in this phase")
+        u.unmark(*SPOTTED_MARKERS)
+        u.place(m)
+        self.unmark_why.pop(u.id, None)
+        why.add(m.ruling())
+        self.log.append(f"{m.kind} marker placed on {u.id}")
+        return why.ruling(True, f"{m.kind} marker placed")
+
+    def _forfeit_owed_markers(self) -> None:
+        """The phase is over: markers owed and not placed are never placed."""
+        for uid, m in self.owed_markers.items():
+            why = Why(self.rules)
+            why.add(m.ruling())
+            self.unmark_why[uid] = why
+            self.log.append(f"the {m.kind} marker owed to {uid} was not placed in its phase")
+        self.owed_markers.clear()
 
     def _remove_marker(self, u: Unit, why: Why | None = None) -> None:
         """Take the spotted marker off; ``why`` is the reasoning that took it off."""
@@ -367,6 +440,12 @@ class Game:
 
     def _markers_housekeeping(self) -> None:
         """Markers that come off at once: out of every eligible enemy's sight, or out of cover."""
+        for uid in list(self.owed_markers):
+            u = self.units[uid]
+            why = Why(self.rules)
+            # an owed marker would come off at once: it is no longer owed
+            if u.eliminated or not self.concealing(u) or not self._eligible_seers(u, why):
+                del self.owed_markers[uid]
         for u in self.alive():
             if not u.marked(*SPOTTED_MARKERS):
                 continue
@@ -546,7 +625,9 @@ class Game:
             raise DataError("no unit is moving: call begin_move first")
         u = self.unit(mv.unit)
         if mv.stopped or u.eliminated:
-            raise EngineError(f"unit '{u.id}' has stopped and cannot move on", clause=MOVING)
+            stopper = mv.stop_why.reasons if mv.stop_why is not None and not u.eliminated else []
+            raise EngineError(f"unit '{u.id}' has stopped and cannot move on",
+                              clause=stopper[0] if stopper else MOVING)
         h = self.hex(where)
         if mv.mode == "revealed":
             if h != u.hex:
@@ -697,6 +778,7 @@ class Game:
         if t.eliminated or mv is None or mv.unit != t.id:
             return why.ruling([], "only a unit on the move may be attacked")
         if mv.stopped:
+            why.add(mv.stop_why)
             return why.ruling([], "the mover has stopped: its move is over")
         limit = why.p("opfire.per-target-per-phase")
         if limit and self.opfire_on.get(t.id, 0) >= limit:
@@ -815,6 +897,7 @@ class Game:
                                       "a hex, and its move is over")
             return why.ruling([], "no retracing: an attack is announced as the mover enters a hex")
         if mv.stopped:
+            why.add(mv.stop_why)
             return why.ruling([], "the mover has stopped: its move is over")
         limit = why.p("opfire.per-target-per-phase")
         if limit and self.opfire_on.get(t.id, 0) >= limit:
@@ -881,7 +964,7 @@ class Game:
             self.log.append(f"{t.id} taken back to {label(back)}")
             if finished:            # its move is open again, from the hex it was taken back to
                 self.move, self.retrace_move = mv, None
-        self._attack_mover(t, mv, result)
+        self._attack_mover(t, mv, result, "opfire.dispersed-mover-stops")
         self.opfire_on[t.id] = self.opfire_on.get(t.id, 0) + 1
         for fid in firers:
             f = self.unit(fid)
@@ -899,13 +982,21 @@ class Game:
             mv.entries[-1].attacks.append({"opfire": sorted(firers), "result": result})
         return why.ruling(True, f"made, drm {group['drm']}")
 
-    def _attack_mover(self, t: Unit, mv: Move, result: str) -> None:
+    def _attack_mover(self, t: Unit, mv: Move, result: str, rule: str | None = None) -> None:
+        """Apply ``result`` to the mover. An eliminated mover's move is over; a dispersed one
+        stops where it is, as parameter ``rule`` says (no rule: it stops)."""
         t.apply_result(result, self.turn)
         if t.eliminated:
             self._remove_marker(t)
             mv.stopped = True
         elif result in ("D", "DD"):
-            mv.stopped = True
+            if rule is None:
+                mv.stopped = True
+            else:
+                why = Why(self.rules)
+                if why.p(rule):
+                    mv.stopped = True
+                    mv.stop_why = why
 
     # -------------------------------------------------------- interdiction
     def interdiction_options(self, target: str) -> Ruling:
@@ -918,9 +1009,21 @@ class Game:
         if t.eliminated or mv is None or mv.unit != t.id:
             return why.ruling([], "only a unit on the move may be interdicted")
         if mv.stopped:
+            why.add(mv.stop_why)
             return why.ruling([], "the mover has stopped: its move is over")
-        firers = [f for f in self.enemies_of(t) if t.hex in f.registration and f.indirect_fire
-                  and f.face_up and not f.dispersed and f.id not in self.interdicted_by]
+        firers = [f for f in self.enemies_of(t) if t.hex in f.registration and f.indirect_fire]
+        if not firers:
+            return why.ruling([], "no registration marker of an indirect-fire unit in the hex")
+        per_firer = why.p("interdiction.per-firer-per-phase")
+        if per_firer:
+            firers = [f for f in firers if self.interdicted_by.get(f.id, 0) < per_firer]
+            if not firers:
+                return why.ruling([], "each unit registered on the hex has made its interdiction "
+                                      f"attack this phase ({per_firer} a unit)")
+        for f in firers:
+            if not f.face_up:
+                why.add(self._state_why(f))   # e.g. turned face down by an earlier attack
+        firers = [f for f in firers if f.face_up and not f.dispersed]
         if not firers:
             return why.ruling([], "no registration marker of an eligible unit in the hex")
         limit = why.p("interdiction.per-target-per-phase")
@@ -955,8 +1058,14 @@ class Game:
             return Ruling(False, open_.reasons, open_.settings, f"not open: {open_.detail}")
         self._attack_mover(t, mv, result)
         self.interdicted[t.id] = self.interdicted.get(t.id, 0) + 1
-        self.interdicted_by.add(firer)
-        self.unit(firer).face_up = False
+        self.interdicted_by[firer] = self.interdicted_by.get(firer, 0) + 1
+        # The firer's lot is its own state, with its own reasons (what the attack did to the
+        # target is the attack's ruling): face down until its own player turn ends
+        # (sequence.face-up), so no indirect fire and no move in that turn.
+        placing = Why(self.rules)
+        if placing.p("interdiction.firer-inverted"):
+            self.unit(firer).face_up = False
+            self.state_why.setdefault(firer, Why(self.rules)).add(placing)
         self._markers_housekeeping()
         if mv.entries:
             mv.entries[-1].attacks.append({"interdiction": firer, "result": result})
@@ -964,6 +1073,7 @@ class Game:
 
     # --------------------------------------------------------- the sequence
     def _reset_phase(self) -> None:
+        self._forfeit_owed_markers()
         self.retrace_move = None
         self.opfire_on.clear()
         self.opfire_by.clear()
@@ -987,6 +1097,7 @@ class Game:
         """End the player turn of the side to play, with the rulebook's housekeeping."""
         if self.move is not None:
             self.end_move()
+        self._forfeit_owed_markers()    # the movement phase is over
         ending = self.side
         when = Why(self.rules).p("sequence.face-up")
         if when != "own-turn-end":
@@ -1003,6 +1114,15 @@ class Game:
                 if u.dispersed and u.dispersed_in < self.turn:
                     u.dispersal = "none"
             else:
+                # turned down (or given an opportunity fire counter) in this turn of the enemy's:
+                # it stays so through its own next turn, as sequence.face-up says
+                if not u.face_up or "opportunity-fire" in u.markers:
+                    stays = Why(self.rules)
+                    stays.p("sequence.face-up")
+                    if not u.face_up:
+                        self.state_why.setdefault(u.id, Why(self.rules)).add(stays)
+                    if "opportunity-fire" in u.markers:
+                        u.place(u.markers["opportunity-fire"].keep(stays.ruling("opportunity-fire")))
                 if "spotted" in u.markers:
                     clears = Why(self.rules)
                     if clears.p("spot.turn-end-clears-movers") and u.movement > 0:
@@ -1053,7 +1173,7 @@ class Game:
 
     def _state_why(self, u: Unit) -> Why:
         """What put a unit in a state that bars it from firing: turned face down after
-        opportunity fire, or its opportunity fire counter."""
+        opportunity fire or interdiction, or its opportunity fire counter."""
         why = Why(self.rules)
         why.add(self.state_why.get(u.id))
         for m in u.markers_of("opportunity-fire"):

@@ -241,7 +241,7 @@ def test_harmony_rules_runs_a_users_folder_outside_the_rootdir_instead(
 def test_harmony_rules_one_file_runs_it_against_its_folder(pytester):
     copy_rules(pytester.path / "rules_data")
     result = run(pytester, "--harmony-rules", "rules_data/spotting.yaml", "-v")
-    result.assert_outcomes(passed=5)
+    result.assert_outcomes(passed=6)
     result.stdout.fnmatch_lines(["*spotting.yaml::spotting.limitation PASSED*"])
 
 
