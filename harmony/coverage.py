@@ -275,6 +275,13 @@ def _rulings(model: Model) -> list[tuple[Use, list[str]]]:
     for clause in sorted(model.clauses.values(), key=lambda c: c.id):
         if clause.examples:
             for ruleset, ruling in example_rulings(model, clause):
+                if not ruleset:
+                    # a ruling no game gave (a scenario transform, say) still names the
+                    # cells whose parameters decided it: credit those cells' sources
+                    for s in sorted(ruling.settings.values(), key=lambda s: s.name):
+                        if s.clause in ruling.reasons and s.source:
+                            out.append((Use("example", clause.id, s.source, "", clause.pos("examples")),
+                                        [s.clause]))
                 out.append((Use("example", clause.id, ruleset, "", clause.pos("examples")),
                             list(ruling.reasons)))
     return out

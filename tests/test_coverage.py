@@ -190,3 +190,11 @@ def test_one_file_shows_its_own_cells(capsys, rules_copy):
     assert code == 0
     cells = re.findall(r"^  [+=!] (\S+)", text, re.M)
     assert cells and all(c.startswith("sequence.") for c in cells)
+
+
+def test_a_ruling_no_game_gave_credits_the_cells_whose_parameters_decided_it(shipped_model):
+    """The Double-Blind scenario transform is decided by parameters of the DB cell, with no
+    game behind it: the cell those settings came from is exercised by the example."""
+    row = coverage_of(shipped_model).cell("double-blind.scenarios", "DB")
+    assert any(u.kind == "example" and u.ruleset == "DB" for u in row.uses), row.uses
+    assert row.exercised
