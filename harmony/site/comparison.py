@@ -27,6 +27,8 @@ silent, with its note.
 """
 from __future__ import annotations
 
+from typing import Any
+
 from ..model import Comparison, Model
 from .views import cell_view
 
@@ -37,7 +39,7 @@ def comparison_doc(comparison_id: str) -> str:
 
 def comparison_view(model: Model, comparison: Comparison) -> dict:
     """A comparison as its page shows it: columns like a topic's, one row per aspect."""
-    columns = []
+    columns: list[dict[str, Any]] = []
     for key in comparison.systems:
         src = model.sources.get(key)
         columns.append({"key": key, "label": src.label if src else key,
@@ -47,24 +49,24 @@ def comparison_view(model: Model, comparison: Comparison) -> dict:
     for aspect in comparison.aspects:
         cells = []
         for col in columns:
-            entry = aspect.cells.get(col["key"])
-            cell = {"source": col["key"], "label": col["label"], "kind": col["kind"],
-                    "revision": col["revision"], "quotes": [],
-                    "status": "covered" if entry is not None and entry.covered else "not-covered",
-                    "summary": entry.summary if entry else None,
-                    "note": entry.note if entry else None}
+            key = str(col["key"])
+            entry = aspect.cells.get(key)
+            quotes: list[dict] = []
             for ref in entry.refs if entry is not None else []:
                 clause = model.clauses.get(ref.partition("@")[0])
                 if clause is None:      # harmony check reports it; the page shows what exists
                     continue
-                quote = cell_view(model, clause, col["key"])
+                quote = cell_view(model, clause, key)
                 topic = model.topics.get(clause.topic)
-                aspect_title = topic.aspect(clause.aspect).title if topic and topic.aspect(clause.aspect) \
-                    else clause.aspect
-                quote.update(title=clause.title or aspect_title,
+                row = topic.aspect(clause.aspect) if topic else None
+                quote.update(title=clause.title or (row.title if row else clause.aspect),
                              topic_title=topic.title if topic else clause.topic)
-                cell["quotes"].append(quote)
-            cells.append(cell)
+                quotes.append(quote)
+            cells.append({"source": key, "label": col["label"], "kind": col["kind"],
+                          "revision": col["revision"], "quotes": quotes,
+                          "status": "covered" if entry is not None and entry.covered else "not-covered",
+                          "summary": entry.summary if entry else None,
+                          "note": entry.note if entry else None})
         rows.append({"id": aspect.id, "anchor": f"{comparison.id}.{aspect.id}", "title": aspect.title,
                      "summary": aspect.summary, "cells": cells})
     return {"id": comparison.id, "doc": comparison_doc(comparison.id), "title": comparison.title,
