@@ -16,7 +16,7 @@ import difflib
 import os
 from typing import Any, Callable, NamedTuple
 
-from . import consistency, coverage, paramtypes, scenario, tablecheck
+from . import comparecheck, consistency, coverage, paramtypes, scenario, tablecheck
 from .cards.coverage import check_coverage
 from .cards.fit import check_cards
 from .diagnostics import Pos, Report
@@ -386,6 +386,7 @@ CHECKS: tuple[Check, ...] = (
     Check(_glossary_and_notes),
     Check(tablecheck.check_tables),
     Check(tablecheck.check_table_prose, whole_model=True),
+    Check(comparecheck.check_comparisons, whole_model=True),
     Check(consistency.check_prose_numbers, whole_model=True),
     Check(consistency.check_relations, whole_model=True),
     Check(consistency.check_parameter_conflicts, whole_model=True),

@@ -2,9 +2,12 @@
 
 Everything it knows it reads from the loaded model's tables of
 ``rules_data/combat-patrol-tables.yaml`` (by source and number), except the
-two numbers of the body armour check that no table holds: the ten-sided die
-of an action card and the roll of 10 that keeps a hit's full effect (7.9.1),
-kept here as :data:`DIE_FACES` and :data:`FULL_EFFECT_ROLL`. (A clause
+few numbers of the booklet's prose that no table holds: the ten-sided die of
+an action card and the roll of 10 that keeps a hit's full effect (7.9.1), the
+one place counted beyond a soft-skinned vehicle's capacity (7.7) and the
+highest die that hits a rider's horse (7.10.2), kept here as
+:data:`DIE_FACES`, :data:`FULL_EFFECT_ROLL`, :data:`EXTRA_PLACES` and
+:data:`HORSE_HIGHEST`. (A clause
 parameter would make CP a ruleset the PanzerBlitz engine plays, which it is
 not.) Chances are :class:`fractions.Fraction`, never floats.
 
@@ -43,6 +46,11 @@ SOURCE = "CP"
 DIE_FACES = 10
 #: The die result that keeps a penetrating hit's full effect through body armour (7.9.1).
 FULL_EFFECT_ROLL = 10
+#: Places of Figure 7-1 counted beyond a soft-skinned vehicle's troop capacity (7.7: the
+#: booklet's jeep for four counts five places).
+EXTRA_PLACES = 1
+#: The highest ten-sided die icon on which a hit on a mounted figure strikes the horse (7.10.2).
+HORSE_HIGHEST = 7
 #: A hit's effects on a figure, mildest first (the core game's outcomes); body armour
 #: steps a penetrating hit one place down this scale.
 EFFECTS = ("stunned", "wounded", "incapacitated")
@@ -116,6 +124,10 @@ READS: dict[str, tuple[Place, ...]] = {
     "band_of": (Place(table="8", aspect="range-bands"),),
     "automatically_spotted": (Place(table="9"),),
     "spotting_shifts": (Place(table="10"),),
+    "soft_skinned_places": (Place(section="7.7", aspect="soft-skinned"),),
+    "soft_skinned_place": (Place(section="7.7", aspect="soft-skinned"),),
+    "horse_hit_chance": (Place(section="7.10.2", aspect="shot-at"),),
+    "horse_or_rider": (Place(section="7.10.2", aspect="shot-at"),),
 }
 #: What an answer given a ``night`` (vision, moon) reads besides: Table 6 and the
 #: rule that makes night bands from it (7.12.1).
@@ -248,6 +260,67 @@ class CombatPatrol:
         """
         need = self.penetration_band(penetration).get("hits-per-check")
         return hits // need if (need and figure_1_1) else hits
+
+    # ------------------------------------------------------------ soft-skinned vehicles (7.7)
+    def soft_skinned_places(self, capacity: int) -> int:
+        """How many places of Figure 7-1 small-arms hits on a soft-skinned vehicle are spread
+        over: its troop capacity plus :data:`EXTRA_PLACES`, however many ride in it.
+
+        >>> from harmony.loader import load
+        >>> from pathlib import Path
+        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp.soft_skinned_places(4), cp.soft_skinned_places(0)
+        (5, 1)
+        >>> cp.soft_skinned_places(-1)
+        Traceback (most recent call last):
+        ValueError: a troop capacity is a whole number of 0 or more, not -1
+        """
+        if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 0:
+            raise ValueError(f"a troop capacity is a whole number of 0 or more, not {capacity!r}")
+        return capacity + EXTRA_PLACES
+
+    def soft_skinned_place(self, capacity: int, hit: int) -> int:
+        """The place (counted from 1) that the ``hit``-th hit lands on: the count starts over
+        at the first place after the last.
+
+        >>> from harmony.loader import load
+        >>> from pathlib import Path
+        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> [cp.soft_skinned_place(2, h) for h in range(1, 6)]
+        [1, 2, 3, 1, 2]
+        """
+        if not isinstance(hit, int) or isinstance(hit, bool) or hit < 1:
+            raise ValueError(f"hits are counted from 1, not {hit!r}")
+        return (hit - 1) % self.soft_skinned_places(capacity) + 1
+
+    # ------------------------------------------------------------ cavalry (7.10)
+    def horse_or_rider(self, die: int) -> str:
+        """Which of the two a hit on a mounted figure strikes, by the card's ten-sided die icon:
+        the horse up to :data:`HORSE_HIGHEST`, the rider above.
+
+        >>> from harmony.loader import load
+        >>> from pathlib import Path
+        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp.horse_or_rider(7), cp.horse_or_rider(8)
+        ('horse', 'rider')
+        >>> cp.horse_or_rider(11)
+        Traceback (most recent call last):
+        ValueError: the die icon shows 1 to 10, not 11
+        """
+        if not isinstance(die, int) or isinstance(die, bool) or not 1 <= die <= DIE_FACES:
+            raise ValueError(f"the die icon shows 1 to {DIE_FACES}, not {die!r}")
+        return "horse" if die <= HORSE_HIGHEST else "rider"
+
+    def horse_hit_chance(self) -> Fraction:
+        """The chance that a hit on a mounted figure strikes the horse, exactly.
+
+        >>> from harmony.loader import load
+        >>> from pathlib import Path
+        >>> CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0]).horse_hit_chance()
+        Fraction(7, 10)
+        """
+        return Fraction(sum(1 for d in range(1, DIE_FACES + 1) if self.horse_or_rider(d) == "horse"),
+                        DIE_FACES)
 
     # ------------------------------------------------------------ night (7.11)
     def night_distance(self, vision: str, moon: str) -> int:

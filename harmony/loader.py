@@ -499,7 +499,8 @@ def _aliases_in_text(text: str) -> set[str]:
 
 
 _ID_FIELD = {"sources": "key", "topics": "id", "clauses": "id", "parameters": "name",
-             "glossary": "term", "footnotes": "id", "notes": "id", "tables": "id"}
+             "glossary": "term", "footnotes": "id", "notes": "id", "tables": "id",
+             "comparisons": "id"}
 
 
 def _name(node: Any, field: str) -> str | None:

@@ -363,6 +363,54 @@ def show_cell(value: Any, column: TableColumn | None) -> str:
 
 
 @dataclass
+class ComparisonCell(Located):
+    """What one system says on one aspect of a :class:`Comparison`: the clause cells whose
+    text says it (``refs``, written ``from:`` as ``clause-id@SOURCE``), with an optional
+    ``summary`` in our own words; or ``status: not-covered`` and a ``note`` saying why."""
+
+    system: str = ""
+    refs: list[str] = field(default_factory=list)
+    summary: str | None = None
+    status: str | None = None
+    note: str | None = None
+
+    @property
+    def covered(self) -> bool:
+        return self.status != "not-covered"
+
+
+@dataclass
+class ComparisonAspect(Located):
+    """One row of a comparison: a question, and each system's answer (``cells`` by source)."""
+
+    id: str = ""
+    title: str = ""
+    summary: str | None = None
+    cells: dict[str, ComparisonCell] = field(default_factory=dict)
+
+
+@dataclass
+class Comparison(Located):
+    """Several systems (rulebooks, even of other games) set side by side on a few aspects.
+
+    >>> c = Comparison(id="x", systems=["PB", "CP"], aspects=[ComparisonAspect(id="night", cells={
+    ...     "PB": ComparisonCell(system="PB", status="not-covered", note="No night rules."),
+    ...     "CP": ComparisonCell(system="CP", refs=["cp-night.seen@CP"])})])
+    >>> [(k, cell.covered, cell.refs) for k, cell in c.aspect("night").cells.items()]
+    [('PB', False, []), ('CP', True, ['cp-night.seen@CP'])]
+    """
+
+    id: str = ""
+    title: str = ""
+    summary: str | None = None
+    systems: list[str] = field(default_factory=list)
+    aspects: list[ComparisonAspect] = field(default_factory=list)
+
+    def aspect(self, aspect_id: str) -> ComparisonAspect | None:
+        return next((a for a in self.aspects if a.id == aspect_id), None)
+
+
+@dataclass
 class Scenario(Located):
     """A worked example; ``data`` is the plain mapping the engine reads."""
 
@@ -385,6 +433,7 @@ class Model:
     notes: dict[str, Note] = field(default_factory=dict)
     scenarios: dict[str, Scenario] = field(default_factory=dict)
     tables: dict[str, Table] = field(default_factory=dict)
+    comparisons: dict[str, Comparison] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
     #: objects whose id repeated one already read: (kind, first, duplicate)
     duplicates: list[tuple[str, Located, Located]] = field(default_factory=list)
@@ -525,6 +574,21 @@ def build_table(node, file: str) -> Table:
                    notes=plain(node.get("notes") or []))
 
 
+def build_comparison(node, file: str) -> Comparison:
+    aspects = []
+    for a in node.get("aspects") or []:
+        if not isinstance(a, dict):
+            continue
+        cells_node = a.get("cells") or {}
+        cells = {str(k): ComparisonCell(file=file, node=c, system=str(k),
+                                        refs=[str(r) for r in plain(c.get("from") or [])],
+                                        summary=plain(c.get("summary")), status=plain(c.get("status")),
+                                        note=plain(c.get("note")))
+                 for k, c in cells_node.items() if isinstance(c, dict)}
+        aspects.append(_fields(ComparisonAspect, a, file, cells=cells))
+    return _fields(Comparison, node, file, aspects=aspects)
+
+
 def add_document(model: Model, tree, file: str) -> None:
     """Merge one validated file into the model, noting repeated ids."""
     def put(kind: str, table: dict, key: str, obj: Located) -> None:
@@ -557,6 +621,9 @@ def add_document(model: Model, tree, file: str) -> None:
     for node in tree.get("tables") or []:
         table = build_table(node, file)
         put("table", model.tables, table.id, table)
+    for node in tree.get("comparisons") or []:
+        comparison = build_comparison(node, file)
+        put("comparison", model.comparisons, comparison.id, comparison)
     sc = tree.get("scenario")
     if isinstance(sc, dict):
         scen = Scenario(file=file, node=sc, id=plain(sc.get("id")), title=plain(sc.get("title")),

@@ -41,6 +41,7 @@ from typing import Any
 from .diagnostics import Diagnostic, Pos, Report
 from .engine import EngineError, Game
 from .hexgrid import Hex, adjacent
+from .los import has_los
 from .model import Model, Scenario
 from .barriers import rule_on
 from .referee import Intent, OrderError, Referee
@@ -478,6 +479,25 @@ def _row(result: ScenarioResult, name: str, step: Step, exp: Expectation, actual
 
 # ------------------------------------------------------------------ checks
 
+def _check_observer(a, units: dict, where: dict, hexmap: HexMap, unit, err) -> None:
+    """The observer an interdiction names: a unit of the firer's side that sees the hex."""
+    unit(a.observer)
+    obs, firer = units.get(a.observer), units.get(a.interdiction)
+    if obs is None or firer is None:
+        return
+    if obs["side"] != firer["side"]:
+        err(a.observer.pos, f"observer {a.observer} ({obs['side']}) is not on the side of "
+            f"{a.interdiction} ({firer['side']})", "scenario-observer")
+        return
+    try:
+        seen = has_los(hexmap, hexmap.hex(where[a.observer]), hexmap.hex(a.at))
+    except MapError:        # a hex that is not on the map is reported where it is written
+        return
+    if not seen:
+        err(a.observer.pos, f"observer {a.observer} in {where[a.observer]} has no line of sight "
+            f"to {a.at}", "scenario-observer")
+
+
 def _check_order(order, units: dict, where: dict, side: str, hexmap: HexMap, unit, hex_, err) -> None:
     """An order no player could give, even blind: an unknown unit, a unit not his, a first hex
     not adjacent to the unit, more movement points than it has."""
@@ -618,6 +638,8 @@ def _check_one(model: Model, sc: Scenario, report: Report) -> None:
                 for a in mv.attacks:
                     for f in a.firers:
                         unit(f)
+                    if a.observer is not None:
+                        _check_observer(a, units, where, hexmap, unit, err)
             case Fire() as f:
                 for w in f.units:
                     unit(w)

@@ -54,7 +54,8 @@ def _kind(value: Any) -> str:
 
 _ITEMS = {"sources": ("source", "key"), "topics": ("topic", "id"), "clauses": ("clause", "id"),
           "parameters": ("parameter", "name"), "glossary": ("glossary term", "term"),
-          "footnotes": ("footnote", "id"), "notes": ("note", "id"), "tables": ("table", "id")}
+          "footnotes": ("footnote", "id"), "notes": ("note", "id"), "tables": ("table", "id"),
+          "comparisons": ("comparison", "id")}
 _PARTS = {"aspects": ("aspect", "id"), "documents": ("document", "id"), "versions": ("version", "version"),
           "qa": ("Q&A", None)}
 

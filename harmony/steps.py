@@ -92,12 +92,14 @@ class Number(int):
 
 @dataclass(frozen=True, kw_only=True)
 class Attack:
-    """An attack the other side declares ``at`` a hex of a move: opportunity fire or interdiction."""
+    """An attack the other side declares ``at`` a hex of a move: opportunity fire or interdiction
+    (with the ``observer`` whose line of sight to the hex the interdiction rests on, if named)."""
 
     at: Word
     result: Word
     opfire: tuple[Word, ...] = ()
     interdiction: Word | None = None
+    observer: Word | None = None
     pos: Pos = field(compare=False)
 
     @property
@@ -600,7 +602,7 @@ class _Reader:
         for k, a in enumerate(v):
             p = path + (k,)
             aw = f"attack {k + 1} of {what}"
-            if not self.mapping(a, p, aw, ("at", "result"), ("opfire", "interdiction")):
+            if not self.mapping(a, p, aw, ("at", "result"), ("opfire", "interdiction", "observer")):
                 ok = False
                 continue
             kinds = [x for x in ("opfire", "interdiction") if x in a]
@@ -615,6 +617,16 @@ class _Reader:
                       if "opfire" in a else ())
             inter = (self.word(a["interdiction"], p + ("interdiction",), f"the interdicting unit of "
                                f"{aw}", ID) if "interdiction" in a else None)
+            observer = None
+            if "observer" in a:
+                observer = self.word(a["observer"], p + ("observer",), f"the observer of {aw}", ID)
+                if "interdiction" not in a:
+                    self.problem(p + ("observer",), f"{aw} is opportunity fire, whose firers see for "
+                                 "themselves: an observer goes with an interdiction", key=True)
+                    observer = None
+                if observer is None:
+                    ok = False
+                    continue
             if at is not None and hexes is not None and at not in hexes:
                 self.problem(p + ("at",), f"{aw} is at {at}, which is not in the path",
                              "scenario-path")
@@ -624,7 +636,7 @@ class _Reader:
                 ok = False
                 continue
             out.append(Attack(at=at, result=result, opfire=firers, interdiction=inter,
-                              pos=self.pos(p)))
+                              observer=observer, pos=self.pos(p)))
         return out if ok else None
 
     def path_shape(self, hexes: tuple[Word, ...], mode: str, path: tuple, what: str) -> None:

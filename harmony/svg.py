@@ -61,6 +61,26 @@ def _xy(lab: str, origin) -> tuple[float, float]:
     return hex_to_pixel(parse_label(lab), SIZE, origin)
 
 
+#: Half the width of a counter, and of a registration diamond (see :func:`registration_centre`).
+COUNTER_HALF = SIZE * 0.45
+REGISTRATION_RADIUS = SIZE * 0.17
+
+
+def registration_centre(lab: str, origin) -> tuple[float, float]:
+    """Where a registration diamond is drawn in hex ``lab``: right of the counter's square,
+    inside the hex.
+
+    >>> from harmony.hexgrid import board_origin
+    >>> (x, y), (cx, cy) = registration_centre("B2", board_origin(SIZE)), _xy("B2", board_origin(SIZE))
+    >>> x - REGISTRATION_RADIUS > cx + COUNTER_HALF + 1, y == cy   # clear of the counter and its stroke
+    (True, True)
+    >>> x + REGISTRATION_RADIUS < cx + SIZE   # inside the hex (its right corner is at cx + SIZE)
+    True
+    """
+    cx, cy = _xy(lab, origin)
+    return cx + SIZE * 0.7, cy
+
+
 def side_colours(units: list[dict]) -> dict[str | None, str]:
     """A colour per side, in the order sides first appear (None for units given no side)."""
     sides: list[str | None] = []
@@ -109,15 +129,14 @@ def draw(state: dict, id_prefix: str = "hm") -> str:
         out.append(f'<line x1="{n(x1)}" y1="{n(y1)}" x2="{n(x2)}" y2="{n(y2)}" stroke="{colour}" '
                    'stroke-width="4" stroke-linecap="round"/>')
     out.append("</g>")
-    # Registration markers: a diamond at the lower right of the hex, numbered after the
-    # registering unit's place in the list (its name in the tooltip), under any unit there.
+    # Registration markers: a diamond right of where a counter stands (inside the hex, clear
+    # of the counter, its markers, the hex letter and the terrain word), numbered after the
+    # registering unit's place in the list (its name in the tooltip).
     registering = [u for u in state.get("units") or [] if u.get("registration")]
     for k, u in enumerate(registering, start=1):
         name = u.get("name") or u.get("id", "")
         for lab in sorted(u["registration"]):
-            cx, cy = _xy(lab, origin)
-            x, y = cx + SIZE * 0.4, cy + SIZE * 0.4
-            r = SIZE * 0.2
+            (x, y), r = registration_centre(lab, origin), REGISTRATION_RADIUS
             tag = f"R{k}" if len(registering) > 1 else "R"
             out.append(f'<g class="hm-registration" data-hex="{lab}"><title>registration marker '
                        f'of {escape(name)}</title><polygon '
@@ -139,7 +158,7 @@ def draw(state: dict, id_prefix: str = "hm") -> str:
         if not at or at == "eliminated":
             continue
         cx, cy = _xy(at, origin)
-        s = SIZE * 0.9
+        s = COUNTER_HALF * 2
         colour = colours.get(u.get("side"), SIDE_COLOURS[0])
         name = u.get("name") or u.get("id", "")
         down = u.get("face") == "down"

@@ -14,11 +14,12 @@ from __future__ import annotations
 
 
 def setup(app):
-    from . import directives, nodes, roles
+    from . import comparetable, directives, nodes, roles
 
     nodes.setup(app)
     roles.setup(app)
     directives.setup(app)
+    comparetable.setup(app)
     from .build import code_version
     # a change to the extension's code invalidates Sphinx's cached environment
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True,

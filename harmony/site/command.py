@@ -9,14 +9,21 @@ from ..usage import UsageError, rules_arg
 DEFAULT_OUT = Path("build") / "site"
 
 
-def build_args(p):
+def _site_args(p):
     p.add_argument("path", nargs="?", help="a rules_data folder (default: the shipped rules_data)")
     p.add_argument("--out", default=str(DEFAULT_OUT),
                    help="output folder (default: build/site under the current folder)")
 
 
+def build_args(p):
+    _site_args(p)
+    p.add_argument("--check-links", action="store_true",
+                   help="then crawl the built site and fail, naming them, if any internal link "
+                        "or #anchor is broken")
+
+
 def serve_args(p):
-    build_args(p)
+    _site_args(p)
     p.add_argument("--port", type=int, default=8000, help="port on 127.0.0.1 (default 8000; "
                    "0 picks a free one)")
 
@@ -44,6 +51,22 @@ def run_build(args) -> int:
     pdf = res.out / "print" / "harmony-cards.pdf"
     if pdf.is_file():
         print(f"the rule cards are in {pdf}")
+    if getattr(args, "check_links", False):
+        return _report_links(res.out)
+    return 0
+
+
+def _report_links(out: Path) -> int:
+    """``--check-links``: crawl the built site; each broken link on its own line (exit 1)."""
+    from .links import check_links
+    found = check_links(out)
+    for line in found.broken:
+        print(f"{out}/{line}", file=sys.stderr)
+    if found.broken:
+        print(f"harmony build: {len(found.broken)} broken link(s) of {found.checked} in "
+              f"{found.pages} page(s)", file=sys.stderr)
+        return 1
+    print(f"checked {found.checked} internal link(s) in {found.pages} page(s): none broken")
     return 0
 
 

@@ -15,6 +15,11 @@ fires, showing units where the step leaves them.
 ['Figure 1. Set-up', 'Figure 2. Step 1: b moves']
 >>> states(sc)[1]["path"], states(sc)[1]["los"]
 (['C2', 'B2', 'A2'], [['A1', 'B2']])
+>>> watched = Scenario(id="w", title="W", data={"map": sc.data["map"], "units": sc.data["units"] + [
+...     {"id": "o", "side": "X", "kind": "infantry", "at": "A2"}], "steps": [{"move": {"unit": "b",
+...     "path": ["B2"], "attacks": [{"at": "B2", "interdiction": "a", "observer": "o", "result": "none"}]}}]})
+>>> states(watched)[1]["los"]      # an interdiction: its observer's line, not the firer's
+[['A2', 'B2']]
 >>> step_list(sc)
 [{'number': 1, 'note': 'b moves', 'figure': 2, 'own_figure': True}]
 >>> [u["name"] for u in scenario_figures(sc)[0]["key"]]
@@ -78,8 +83,9 @@ def states(sc: Scenario) -> list[dict]:
                         else []) + hexes
                 for att in move.attacks:
                     # opportunity fire needs the firer's line of sight; interdiction is
-                    # indirect (its observer, not its firer, must see), so no firer line
-                    for f in att.opfire:
+                    # indirect: the line is its observer's (the one the step names), never
+                    # the firer's
+                    for f in att.opfire + ((att.observer,) if att.observer else ()):
                         if f in where and where[f].get("at"):
                             los.append([where[f]["at"], str(att.at)])
                 if unit:

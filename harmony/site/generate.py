@@ -34,6 +34,7 @@ import jinja2
 from .. import cards, coverage, resources, scenario
 from ..model import Citation, Model
 from . import views
+from .comparison import comparison_view, quoting
 from .figures import referee_figures, scenario_figures, step_list, unit_name
 
 TEMPLATES = resources.templates() / "site"
@@ -187,9 +188,12 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None) -> di
                                                     key=lambda s: (s.year or 9999, s.key))]
     extras = extra_pages(model) if extras is None else extras
     changes = change_pages(model)
+    comparisons = [comparison_view(model, c) for _, c in sorted(model.comparisons.items())]
+    for t in topics:    # a topic page links to each comparison quoting one of its rows
+        t["comparisons"] = quoting(comparisons, {r["id"] for r in t["rows"]})
     hand = sorted(p.stem for p in site_dir.glob("*.rst") if p.stem not in ("index",))
     ctx = {"topics": topics, "revisions": revisions, "scenarios": scenarios, "sources": sources,
-           "extras": extras, "hand_pages": hand,
+           "extras": extras, "hand_pages": hand, "comparisons": comparisons,
            "changes": [name[:-4] for name in changes]}
     out.update(changes)
     for t in topics:
@@ -198,6 +202,8 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None) -> di
         out[f"{r['doc']}.rst"] = env.get_template("revision.rst.j2").render(rev=r, **ctx)
     for s in scenarios:
         out[f"{s['doc']}.rst"] = env.get_template("example.rst.j2").render(sc=s, **ctx)
+    for c in comparisons:
+        out[f"{c['doc']}.rst"] = env.get_template("comparison.rst.j2").render(comparison=c, **ctx)
     out["topics/index.rst"] = env.get_template("topics-index.rst.j2").render(**ctx)
     if revisions:
         out["revisions/index.rst"] = env.get_template("revisions-index.rst.j2").render(**ctx)
