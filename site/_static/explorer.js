@@ -239,8 +239,9 @@
                             role: "img", "aria-label": "the board: click a hex"});
     board.style.maxWidth = (w * 1.6).toFixed(0) + "px";
     var base = m.terrain || "clear", hexes = m.hexes || {};
-    var last = lastStep();
-    var path = last && last.move ? [whereBefore(last.move.unit, pos.steps.length - 1)].concat(last.move.path || []) : [];
+    var last = lastStep(), moved = -1;
+    pos.steps.forEach(function (st, i) { if (st.move) { moved = i; } });
+    var path = moved >= 0 ? [whereBefore(pos.steps[moved].move.unit, moved)].concat(pos.steps[moved].move.path || []) : [];
     var g = svg("g", {"class": "hm-board"});
     boardLabels(m.columns, m.rows).forEach(function (lab) {
       var c = centre(lab, S), terrain = hexes[lab] || base, pts = [];
@@ -315,6 +316,14 @@
                                      "text-anchor": "end", fill: ink}, u.dispersal));
       }
       board.appendChild(grp);
+    });
+    /* hex letters on top, haloed, left of where a counter stands (as harmony.svg puts them) */
+    Object.keys(m.labels || {}).sort().forEach(function (lab) {
+      if (!onBoard(lab, m)) { return; }
+      var c = centre(lab, S), letter = String(m.labels[lab]);
+      board.appendChild(svg("text", {"class": "hm-hex-label", x: (c[0] - S * 0.5 - 2).toFixed(1), y: (c[1] + 5).toFixed(1),
+                                     "font-size": letter.length === 1 ? 14 : 11, "font-weight": "bold", fill: "#000",
+                                     stroke: "#fff", "stroke-width": 3, "paint-order": "stroke", "text-anchor": "end"}, letter));
     });
     board.addEventListener("click", function (ev) {
       var t = ev.target.closest("[data-unit]"), hexNode = ev.target.closest("[data-hex]");
@@ -394,8 +403,8 @@
       pos.units.forEach(function (u) { if (sides.indexOf(u.side) < 0) { sides.push(u.side); } });
       return sides.length ? sides : ["German", "Soviet"];
     }
-    if (kind === "kind") { return (cat.kinds || cat["unit-kinds"] || ["armoured", "infantry", "gun", "truck"]); }
-    if (kind === "class") { return (cat.classes || cat["unit-classes"] || ["A", "H", "(H)", "M", "I", "C", "C(I)"]); }
+    if (kind === "kind") { return cat.kinds; }
+    if (kind === "class") { return cat.classes; }
     if (kind === "dispersal") { return ["none", "D", "DD"]; }
     if (kind === "face") { return ["up", "down"]; }
     return [];
@@ -456,32 +465,37 @@
     return u;
   }
 
+  function rulesetName(r) { return typeof r === "string" ? r : (r.name || r.key || r.id); }
   function rulesetChooser() {
     var cat = engine.catalogue, box = el("fieldset", {"class": "hm-ex-rulesets"}, [el("legend", {text: "Rulesets"})]);
-    var offered = [];
+    var plain = [], withOptions = [];
     (cat.rulesets || []).forEach(function (r) {
-      var key = typeof r === "string" ? r : (r.key || r.name || r.id);
-      offered.push({key: key, title: typeof r === "string" ? r : (r.title || key)});
-      (r.options || []).forEach(function (o) {
-        var name = typeof o === "string" ? o : (o.name || o.key || o.id);
-        offered.push({key: key + "+" + name, title: (typeof o === "string" ? o : (o.title || name)) + " (" + key + ")"});
-      });
+      var key = rulesetName(r);
+      plain.push({key: key, title: r.title || key});
+      (r.options || []).forEach(function (o) { withOptions.push({key: key + "+" + o, title: (r.title || key) + " with " + o}); });
     });
+    var offered = plain.concat(withOptions);
     pos.rulesets.forEach(function (k) {
-      if (!offered.some(function (o) { return o.key === k; })) { offered.push({key: k, title: k}); }
+      if (!offered.some(function (o) { return o.key === k; })) { offered.push({key: k, title: k}); withOptions.push({key: k, title: k}); }
     });
-    offered.forEach(function (o) {
+    function box_(o) {
       var cb = el("input", {type: "checkbox", value: o.key, "data-ruleset": o.key});
       cb.checked = pos.rulesets.indexOf(o.key) >= 0;
       cb.addEventListener("change", function () {
-        var keep = offered.map(function (x) { return x.key; }).filter(function (k) {
+        pos.rulesets = offered.map(function (x) { return x.key; }).filter(function (k) {
           return k === o.key ? cb.checked : pos.rulesets.indexOf(k) >= 0;
         });
-        pos.rulesets = keep;
         changed(true);
       });
-      box.appendChild(el("label", {"class": "hm-ex-check", title: o.title}, [cb, " " + o.key]));
-    });
+      return el("label", {"class": "hm-ex-check", title: o.title}, [cb, " " + o.key]);
+    }
+    plain.forEach(function (o) { box.appendChild(box_(o)); });
+    if (withOptions.length) {
+      var more = el("details", {"class": "hm-ex-options"}, [el("summary", {text: "with optional rules"})]);
+      if (withOptions.some(function (o) { return pos.rulesets.indexOf(o.key) >= 0; })) { more.open = true; }
+      withOptions.forEach(function (o) { more.appendChild(box_(o)); });
+      box.appendChild(more);
+    }
     return box;
   }
 
@@ -495,10 +509,7 @@
       bar.appendChild(el("label", {"class": "hm-ex-check"}, [r, " " + m[1]]));
     });
     var terrains = [];
-    (cat.terrain || cat.terrains || ["clear", "woods", "town", "slope", "hill"]).forEach(function (t) {
-      var name = typeof t === "string" ? t : t.name;
-      if (!(typeof t === "object" && t.hexside)) { terrains.push(name); }
-    });
+    cat.terrain.forEach(function (t) { terrains.push(t.name); });
     var tsel = el("select", {"class": "hm-ex-terrain", "aria-label": "terrain to paint"},
                   terrains.map(function (t) { return el("option", {value: t, text: t}); }));
     tsel.value = ui.terrain;
@@ -637,8 +648,11 @@
     if (lastResult) { kids.push(rulingsView(lastResult)); }
     root.replaceChildren.apply(root, kids);
   }
+  /* the rulebooks of the family and their revision; the others are a tick away */
   function defaultRulesets() {
-    return (engine.catalogue.rulesets || []).map(function (r) { return typeof r === "string" ? r : (r.key || r.name || r.id); });
+    var all = engine.catalogue.rulesets || [];
+    var family = all.filter(function (r) { return r.kind === "canonical" || r.kind === "revision"; });
+    return (family.length ? family : all).map(rulesetName);
   }
 
   var t0 = performance.now();
