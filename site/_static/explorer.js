@@ -33,7 +33,9 @@
     if (text !== undefined) { node.textContent = text; }
     return node;
   }
+  var message = null;   // the last thing said to the reader, kept until the next edit
   function status(text, error) {
+    message = {text: text, error: !!error};
     var p = root.querySelector(".hm-ex-status");
     if (!p) { p = el("p", {"class": "hm-ex-status", role: "status"}); root.insertBefore(p, root.firstChild); }
     p.textContent = text;
@@ -178,8 +180,8 @@
         return {
           catalogue: JSON.parse(ex.catalogue()),
           links: bundle.links || {},
-          decide: function (pos) { return JSON.parse(decideFn(JSON.stringify(pos))); },
-          yaml: function (pos, id, title) { return yamlFn(JSON.stringify(pos), id, title); }
+          decide: function (pos) { return JSON.parse(decideFn(canonical(pos))); },
+          yaml: function (pos, id, title) { return yamlFn(canonical(pos), id, title); }
         };
       });
     });
@@ -190,9 +192,9 @@
     map: {columns: 8, rows: 7, hexes: {C3: "woods", D3: "woods", E4: "town"}},
     units: [
       {id: "gun-1", name: "A/T gun", side: "Soviet", kind: "gun", "class": "A", attack: 10, range: 8,
-       defence: 3, movement: 1, at: "D7"},
+       defence: 3, movement: 1, at: "D7", "opportunity-fire": true},
       {id: "platoon-1", name: "Rifle platoon", side: "German", kind: "infantry", "class": "I", attack: 6,
-       range: 3, defence: 6, movement: 3, at: "C3"}
+       range: 3, defence: 6, movement: 3, at: "C3", "opportunity-fire": true}
     ],
     start: {side: "German", phase: "movement"},
     rulesets: [],
@@ -207,7 +209,7 @@
   }
 
   var pos = null;        // the position shown
-  var ui = {mode: "place", selected: null, terrain: "woods", fire: []};
+  var ui = {mode: "place", selected: null, terrain: "woods", fire: [], result: "none"};
 
   function unitById(id) {
     for (var i = 0; i < pos.units.length; i += 1) { if (pos.units[i].id === id) { return pos.units[i]; } }
@@ -337,6 +339,7 @@
   /* ------------------------------------------------------------ editing */
   function clickHex(lab, unitId) {
     if (!lab) { return; }
+    message = null;
     var here = unitsAt(lab);
     if (ui.mode === "terrain") {
       pos.map.hexes = pos.map.hexes || {};
@@ -382,7 +385,7 @@
         var k = ui.fire.indexOf(id);
         if (k >= 0) { ui.fire.splice(k, 1); } else { ui.fire.push(id); }
       } else {
-        var step = {fire: {units: ui.fire.slice(), target: id}};
+        var step = {fire: {units: ui.fire.slice(), target: id, result: ui.result}};
         var prev = lastStep();
         if (prev && prev.fire) { pos.steps[pos.steps.length - 1] = step; } else { pos.steps.push(step); }
         if (pos.start && pos.steps.length === 1) { pos.start.side = firer.side; pos.start.phase = "fire"; }
@@ -457,7 +460,7 @@
       var name = f[0], input = form[name];
       if (!input) { return; }
       if (f[1] === "number") { u[name] = parseInt(input.value, 10) || 0; }
-      else if (f[1] === "bool") { if (!input.checked) { u[name] = false; } }
+      else if (f[1] === "bool") { u[name] = input.checked; }   /* some rulebooks want it said */
       else if (name === "name") { if (input.value.trim()) { u.name = input.value.trim(); } }
       else if ((name === "dispersal" && input.value === "none") || (name === "face" && input.value === "up")) { /* default */ }
       else { u[name] = input.value; }
@@ -515,6 +518,15 @@
     tsel.value = ui.terrain;
     tsel.addEventListener("change", function () { ui.terrain = tsel.value; ui.mode = "terrain"; changed(false); });
     bar.appendChild(tsel);
+    var rsel = el("select", {"class": "hm-ex-result", "aria-label": "the result of fire (given, never rolled)"},
+                  (cat.results || ["none"]).map(function (r) { return el("option", {value: r, text: "result " + r}); }));
+    rsel.value = ui.result;
+    rsel.addEventListener("change", function () {
+      ui.result = rsel.value;
+      var prev = lastStep();
+      if (prev && prev.fire) { prev.fire.result = ui.result; changed(true); }
+    });
+    bar.appendChild(rsel);
     var size = el("span", {"class": "hm-ex-size"});
     ["columns", "rows"].forEach(function (k) {
       var inp = el("input", {type: "number", min: 1, max: 30, value: pos.map[k], "data-size": k, "aria-label": k});
@@ -608,6 +620,11 @@
   function download() {
     var id = "explorer-position", title = "A position set up in the explorer";
     var text = engine.yaml(pos, id, title);
+    if (/^\{"error"/.test(text)) {
+      var e = JSON.parse(text).error;
+      status("This position cannot be saved as a scenario: " + e.message + (e.path ? " (at " + e.path + ")" : ""), true);
+      return;
+    }
     var url = URL.createObjectURL(new Blob([text], {type: "application/x-yaml"}));
     var a = el("a", {href: url, download: id + ".yaml"});
     document.body.appendChild(a);
@@ -634,6 +651,7 @@
     catch (e) { lastResult = {error: {message: String(e && e.message || e)}}; }
     root.setAttribute("data-decide-ms", (performance.now() - t0).toFixed(1));
     root.setAttribute("data-decided", String((parseInt(root.getAttribute("data-decided") || "0", 10)) + 1));
+    root.setAttribute("data-decided-for", encode(pos));   // tests and the bench wait for this
     render();
   }
   function render() {
@@ -643,7 +661,8 @@
         el("button", {type: "button", "class": "hm-ex-download", text: "Download scenario", onclick: download}),
         el("a", {"class": "hm-ex-link", href: "#position=" + encode(pos), text: "Link to this position"}),
         el("button", {type: "button", text: "Start afresh", onclick: function () { pos = copy(DEFAULT); pos.rulesets = defaultRulesets(); ui.selected = null; changed(true); }})])]);
-    var kids = [el("p", {"class": "hm-ex-status", role: "status", text: ""}),
+    var kids = [el("p", {"class": "hm-ex-status" + (message && message.error ? " hm-ex-error" : ""), role: "status",
+                         text: message ? message.text : ""}),
                 el("div", {"class": "hm-ex-layout"}, [boardBox, controls])];
     if (lastResult) { kids.push(rulingsView(lastResult)); }
     root.replaceChildren.apply(root, kids);
