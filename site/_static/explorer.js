@@ -592,7 +592,7 @@
         var c = q.rulings[r] || {}, td = el("td", {"class": "hm-ex-cell", "data-ruleset": r});
         if (c.refused !== undefined) {
           td.appendChild(el("span", {"class": "hm-word hm-ex-refused", text: "refused"}));
-          td.appendChild(el("span", {"class": "hm-ex-detail", text: " " + c.refused}));
+          td.appendChild(el("details", {"class": "hm-ex-detail"}, [el("summary", {text: "why"}), el("p", {text: c.refused})]));
           if (c.clause) { td.appendChild(el("div", {"class": "hm-ex-reasons"}, [clauseLink(c.clause)])); }
         } else {
           td.appendChild(el("span", {"class": "hm-word", text: c.words === undefined ? "" : String(c.words)}));
@@ -652,6 +652,9 @@
     root.setAttribute("data-decide-ms", (performance.now() - t0).toFixed(1));
     root.setAttribute("data-decided", String((parseInt(root.getAttribute("data-decided") || "0", 10)) + 1));
     root.setAttribute("data-decided-for", encode(pos));   // tests and the bench wait for this
+    if (!root.hasAttribute("data-first-ruling-ms")) {   // from navigation (bench/explorer.py)
+      root.setAttribute("data-first-ruling-ms", performance.now().toFixed(0));
+    }
     render();
   }
   function render() {
