@@ -277,7 +277,9 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
     for name, data in sorted(bundle.files.items()):
         if write_if_changed(html / explorer.FOLDER / name, data):
             result.extras.append(f"{explorer.FOLDER}/{name}")
-    if (html / explorer.FOLDER).is_dir():
+    if not bundle.files:
+        shutil.rmtree(html / explorer.FOLDER, ignore_errors=True)
+    elif (html / explorer.FOLDER).is_dir():
         for stale in sorted((html / explorer.FOLDER).iterdir()):
             if stale.name not in bundle.files:
                 stale.unlink()
