@@ -70,3 +70,20 @@ class Why:
 
     def ruling(self, value: Any, detail: str = "") -> Ruling:
         return Ruling(value, self.reasons, dict(self.settings), detail)
+
+
+def ruling_word(value: Any) -> str:
+    """An engine ruling in a word or two, for the examples' scoreboard.
+
+    >>> [ruling_word(v) for v in (True, False, None, [], "C3", ["spotted"], [{"drm": 0}], [{}, {}])]
+    ['yes', 'no', 'none', 'none', 'C3', 'spotted', 'open', '2 open']
+    """
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None or value == [] or value == {}:
+        return "none"
+    if isinstance(value, (list, tuple)):
+        if all(isinstance(v, dict) for v in value):
+            return "open" if len(value) == 1 else f"{len(value)} open"
+        return ", ".join(str(v) for v in value)
+    return str(value)

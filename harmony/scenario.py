@@ -17,6 +17,7 @@ Public API (kept stable for the site and diff tools):
   ``.rulesets`` (names played), ``.rulings`` (rows), ``.snapshots``
   (``{ruleset: [step snapshot, ...]}``), ``.map`` (plain map data),
   ``.errors`` (diagnostics from playing), ``.ok``
+* ``check_scenario(model, scenario, report)`` (what ``harmony check`` finds in one)
 * ``RulingRow``: ``step``, ``question``, ``ruleset``, ``expected``,
   ``actual``, ``expected_reasons``, ``reasons``, ``ok``, ``pos``, ``detail``,
   ``ask`` (the :class:`harmony.steps.Ask`)
@@ -532,7 +533,7 @@ def check_scenarios(model: Model, report: Report) -> None:
     :mod:`harmony.check`'s.)"""
     for sc in sorted(model.scenarios.values(), key=lambda s: (s.file, s.id)):
         before = len(report.errors)
-        _check_one(model, sc, report)
+        check_scenario(model, sc, report)
         if len(report.errors) == before:
             _check_playable(model, sc, report)
 
@@ -546,7 +547,18 @@ def _check_playable(model: Model, sc: Scenario, report: Report) -> None:
             report.diagnostics.append(d)
 
 
-def _check_one(model: Model, sc: Scenario, report: Report) -> None:
+def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
+    """The problems of one scenario that the schema cannot see (steps, units, sides, hexes,
+    rulesets and clauses that do not resolve), without playing it.
+
+    >>> from harmony.model import Scenario
+    >>> sc = Scenario(id="s", data={"rulesets": [], "map": {"columns": 3, "rows": 3},
+    ...     "units": [{"id": "t", "side": "German", "at": "D9"}],
+    ...     "start": {"side": "German", "phase": "movement"}, "steps": [{"end": "phase"}]})
+    >>> report = Report(); check_scenario(Model(), sc, report)
+    >>> [d.message for d in report.diagnostics]
+    ['scenario s: hex D9 is off the map (3 columns, 3 rows)']
+    """
     d = sc.data
     err = lambda pos, msg, code: report.error(pos, f"scenario {sc.id}: {msg}", code)  # noqa: E731
     names = list(d.get("rulesets") or [])

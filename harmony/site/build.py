@@ -37,7 +37,7 @@ from pathlib import Path
 
 from ..check import check_path
 from ..diagnostics import Report
-from . import generate
+from . import explorer, generate
 
 CACHE = ".harmony-cache"
 #: in the cache: present while Sphinx writes, so a killed build is noticed
@@ -74,6 +74,8 @@ class BuildResult:
     seconds: float = 0.0
     #: seconds spent loading and checking the rules, generating the pages, in Sphinx
     phases: dict[str, float] = field(default_factory=dict)
+    #: one line on the explorer's bundle: what was bundled, or how to bundle it
+    explorer: str = ""
 
     @property
     def index(self) -> Path:
@@ -233,10 +235,11 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
     out.parent.mkdir(parents=True, exist_ok=True)
     with locked(cache_path, out, status):
         recover(out)
-        return _build(model, out, cache_path, status, site_dir, start)
+        return _build(model, out, cache_path, status, site_dir, start, rules)
 
 
-def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float) -> BuildResult:
+def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
+           rules) -> BuildResult:
     from sphinx.application import Sphinx
     from sphinx.util.console import nocolor
     from sphinx.util.docutils import docutils_namespace, patch_docutils
@@ -269,6 +272,17 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float) 
             result.extras.append(page["file"])
         if page.get("pdf") and write_pdf_if_changed(page["pdf"], html, cache):
             result.extras.append(page["pdf"]["file"])
+    bundle = explorer.plan(model, rules)
+    result.explorer = bundle.note
+    for name, data in sorted(bundle.files.items()):
+        if write_if_changed(html / explorer.FOLDER / name, data):
+            result.extras.append(f"{explorer.FOLDER}/{name}")
+    if not bundle.files:
+        shutil.rmtree(html / explorer.FOLDER, ignore_errors=True)
+    elif (html / explorer.FOLDER).is_dir():
+        for stale in sorted((html / explorer.FOLDER).iterdir()):
+            if stale.name not in bundle.files:
+                stale.unlink()
     _write_manifest(cache / "src", cache / "src-hashes.json")
     mark.unlink()
     publish(html, out)

@@ -48,6 +48,7 @@ def run_build(args) -> int:
     print(f"built {len(res.written)} page(s) ({len(res.staged.written)} source(s) changed) "
           f"in {res.seconds:.1f}s" + (f", {len(res.warnings)} warning(s)" if res.warnings else ""))
     print(f"the site is in {res.out}/ (open {res.index})")
+    print(res.explorer)
     pdf = res.out / "print" / "harmony-cards.pdf"
     if pdf.is_file():
         print(f"the rule cards are in {pdf}")

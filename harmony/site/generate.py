@@ -31,7 +31,7 @@ from pathlib import Path
 
 import jinja2
 
-from .. import cards, coverage, resources, scenario
+from .. import cards, coverage, explorer, resources, scenario
 from ..model import Citation, Model
 from . import views
 from .comparison import comparison_view, quoting
@@ -95,6 +95,8 @@ def scenario_view(model: Model, sid: str) -> dict:
     view["figures"] = scenario_figures(sc) + boards
     view["referee_boards"] = bool(boards)
     view["matrix"] = outcome_matrix(model, result)
+    # the explorer page is at the site's root: relative to this page
+    view["explorer"] = "../" * view["doc"].count("/") + explorer.link_of(model, sid)
     return view
 
 

@@ -21,6 +21,7 @@ from .. import paramtypes
 from ..markup import marks, render_value
 from ..model import Cell, Citation, Clause, Model, Source, Topic
 from ..ruleset import OPTIONAL, Ruleset, RulesetError
+from ..rulings import ruling_word  # noqa: F401 (the examples' pages read it here)
 from .tables import cited_tables, mark_values, table_view
 
 #: Where a revision's own order puts each row (its papers read rule, eligibility,
@@ -410,23 +411,6 @@ def glossary_view(model: Model) -> list[dict]:
                     "aliases": list(t.aliases), "cite": cite_view(model, t.cite) if t.cite else None,
                     "terms": _terms(model, t.definition), "used_in": uses.get(t.anchor, [])})
     return out
-
-
-def ruling_word(value: Any) -> str:
-    """An engine ruling in a word or two, for the examples' scoreboard.
-
-    >>> [ruling_word(v) for v in (True, False, None, [], "C3", ["spotted"], [{"drm": 0}], [{}, {}])]
-    ['yes', 'no', 'none', 'none', 'C3', 'spotted', 'open', '2 open']
-    """
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if value is None or value == [] or value == {}:
-        return "none"
-    if isinstance(value, (list, tuple)):
-        if all(isinstance(v, dict) for v in value):
-            return "open" if len(value) == 1 else f"{len(value)} open"
-        return ", ".join(str(v) for v in value)
-    return str(value)
 
 
 def scoreboard_view(scenarios: list[dict]) -> dict:

@@ -1,0 +1,571 @@
+"""The ruling explorer's Python side: a position in, every ruleset's rulings out, as JSON.
+
+A *position* is a scenario body: the mapping under ``scenario:`` of a
+scenario file (``site/scenarios.rst``) without its id, title and summary, with
+or without ``expect``. The explorer page runs this module in the browser
+(Pyodide) and talks to it in JSON text only; nothing here raises on a bad
+position: the answer is ``{"error": {"message": ..., "path": "units[2].at"}}``.
+
+:meth:`Explorer.decide` adds to the position the questions the engine can
+answer about its last step (:func:`questions`), writes the whole as a
+scenario file, reads it back with the project's one loader and schema, checks
+it as ``harmony check`` does (:func:`harmony.scenario.check_scenario`) and
+plays it with :func:`harmony.scenario.run_scenario`, exactly as pytest plays a
+shipped scenario: every answer is the engine's own
+:class:`~harmony.rulings.Ruling`, with the clauses that decided it.
+:meth:`Explorer.scenario_yaml` writes the same scenario with the engine's
+answers as its expectations, a regression test once saved in
+``rules_data/scenarios/``.
+
+A position travels in a page address as ``#position=`` and :func:`encode`:
+
+>>> link = encode({"units": [], "rulesets": ["PB"]})
+>>> link
+'eyJydWxlc2V0cyI6WyJQQiJdLCJ1bml0cyI6W119'
+>>> decode("explorer.html#position=" + link)
+{'rulesets': ['PB'], 'units': []}
+"""
+from __future__ import annotations
+
+import base64
+import copy
+import io
+import json
+import re
+from typing import Any
+
+from . import units as units_mod
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+
+from .diagnostics import Diagnostic, Pos
+from .fmt import FormatError, formatted
+from .loader import Document, load, new_yaml, plain, read_text
+from .model import Model, Scenario
+from .ruleset import options_of
+from .rulings import ruling_word
+from .scenario import check_scenario, run_scenario
+from .schema import resolve, schema, validate_items
+from .steps import MODES, RESULTS, steps_of
+from .terrain import STANDARD_TYPES
+
+#: the keys of a scenario that describe it rather than set up the position
+META = ("id", "title", "summary", "isolates", "cite", "clauses")
+#: the file name a position is read under (errors name paths in the position instead)
+FILE = "position.yaml"
+#: the id and title a position is played under when it is not being saved
+PLAYED_ID, PLAYED_TITLE = "explorer-position", "A position in the ruling explorer"
+SUMMARY = ("Set up in the ruling explorer; its expectations are the engine's rulings when the "
+           "position was saved.")
+#: a ruling of the right kind for each question asked, to make the scenario well formed
+#: while it is played: the explorer reads the engine's answer, never this value
+_UNASKED = {"spotted": False, "can-fire": False, "opfire": [], "interdiction": [],
+            "markers": [], "dispersal": "none"}
+#: a refused step's message ends with the clause that refused it (harmony.scenario._at)
+_CLAUSE = re.compile(r" \[([a-z0-9][a-z0-9.-]*)\]$")
+#: what a unit's optional fields mean when left out (as harmony.units.Unit.from_data reads them)
+UNIT_DEFAULTS = {"face": "up", "dispersal": "none", "markers": [], "registration": [],
+                 "overrun": False}
+
+
+# ------------------------------------------------------------------ links
+
+def encode(position: dict) -> str:
+    """The ``#position=`` part of an explorer link: base64url (no padding) of the position
+    as UTF-8 compact JSON with sorted keys.
+
+    >>> encode({"b": 1, "a": "é"})
+    'eyJhIjoiw6kiLCJiIjoxfQ'
+    """
+    text = json.dumps(position, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return base64.urlsafe_b64encode(text.encode("utf-8")).decode("ascii").rstrip("=")
+
+
+def decode(text: str) -> dict:
+    """The position in a link made by :func:`encode` (the whole address, the fragment or
+    just the code); a ``ValueError`` says what is wrong with it.
+
+    >>> decode("#position=eyJhIjoiw6kiLCJiIjoxfQ")
+    {'a': 'é', 'b': 1}
+    >>> decode("#position=e30x")
+    Traceback (most recent call last):
+    ...
+    ValueError: not an explorer position: the link's code is not base64url of JSON text
+    """
+    code = text.strip()
+    if "position=" in code:
+        code = code.split("position=", 1)[1]
+    code = code.split("&", 1)[0]
+    try:
+        raw = base64.urlsafe_b64decode(code + "=" * (-len(code) % 4))
+        data = json.loads(raw.decode("utf-8"))
+    except ValueError:
+        raise ValueError("not an explorer position: the link's code is not base64url of JSON "
+                         "text") from None
+    if not isinstance(data, dict):
+        raise ValueError("not an explorer position: the link holds JSON but not a mapping")
+    return data
+
+
+def position_of(model: Model, scenario_id: str) -> dict:
+    """The position of a scenario: its body without what describes it and without its
+    expectations (a step that only asked is left out).
+
+    >>> sc = Scenario(id="x", data={"id": "x", "title": "X", "rulesets": ["PB"], "steps": [
+    ...     {"end": "phase", "expect": [{"question": "Q?"}]}, {"note": "ask", "expect": []}]})
+    >>> position_of(Model(scenarios={"x": sc}), "x")
+    {'rulesets': ['PB'], 'steps': [{'end': 'phase'}]}
+    """
+    data = copy.deepcopy(model.scenarios[scenario_id].data)
+    for key in META:
+        data.pop(key, None)
+    steps = []
+    for step in data.get("steps") or []:
+        step.pop("expect", None)
+        if set(step) - {"note"}:
+            steps.append(step)
+    data["steps"] = steps
+    return data
+
+
+def link_of(model: Model, scenario_id: str, page: str = "explorer.html") -> str:
+    """The explorer link (relative to the site's root) opening a scenario's position.
+
+    >>> sc = Scenario(id="x", data={"rulesets": ["PB"], "steps": []})
+    >>> link_of(Model(scenarios={"x": sc}), "x")
+    'explorer.html#position=eyJydWxlc2V0cyI6WyJQQiJdLCJzdGVwcyI6W119'
+    """
+    return f"{page}#position={encode(position_of(model, scenario_id))}"
+
+
+# ------------------------------------------------------------------ questions
+
+def _name(unit: dict) -> str:
+    return str(unit.get("name") or unit.get("id"))
+
+
+def questions(position: dict) -> tuple[list[dict], list[dict], list[int | None]]:
+    """The questions to ask about a position's last step, and the steps that ask them.
+
+    Returns ``(steps, asked, origin)``: the position's steps with the questions
+    added (each an ``expect`` item without its rulings), the questions (``id``,
+    ``text``, ``ask``, ``when``, and where they are: ``step``, ``item``), and for
+    each step the index of the position's step it is (None: a step added to ask).
+
+    * a move: at each hex entered, is the mover spotted, which opportunity fire and
+      interdiction attacks are open on it; after it, is it spotted and what markers
+      it carries; once the phase is over, may each enemy unit fire at it;
+    * a fire: before it, may the units fire at the target; after it, the target's
+      state and the firers' markers;
+    * otherwise (no step, the end of a phase, orders): is each unit spotted, its
+      markers, and may each unit fire at each enemy unit.
+
+    >>> units = [{"id": "t", "side": "G", "at": "C3"}, {"id": "g", "side": "S", "at": "C1"}]
+    >>> steps, asked, origin = questions({"units": units, "steps": [
+    ...     {"move": {"unit": "t", "path": ["C4"]}}]})
+    >>> [(q["id"], q["when"], q["step"]) for q in asked]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    [('spotted@C4', 'during', 0), ('opfire@C4', 'during', 0), ('interdiction@C4', 'during', 0),
+     ('spotted', 'after', 0), ('markers', 'after', 0), ('can-fire:g', 'next-phase', 1)]
+    >>> steps[1]["end"], steps[1]["expect"][0]["ask"], origin
+    ('phase', {'can-fire': ['g'], 'target': 't'}, [0, None])
+    """
+    units = position.get("units")
+    units = [u for u in units if isinstance(u, dict) and isinstance(u.get("id"), str)
+             and isinstance(u.get("side"), str)] if isinstance(units, list) else []
+    by_id = {u["id"]: u for u in units}
+    steps = position.get("steps")
+    steps = [copy.deepcopy(s) for s in steps] if isinstance(steps, list) else []
+    for s in steps:
+        if isinstance(s, dict):
+            s.pop("expect", None)
+    origin: list[int | None] = list(range(len(steps)))
+    asked: list[dict] = []
+    last = steps[-1] if steps and isinstance(steps[-1], dict) else None
+
+    def ask(step: int, qid: str, text: str, mapping: dict, when: str) -> None:
+        asked.append({"id": qid, "text": text, "ask": mapping, "when": when, "step": step})
+
+    move = last.get("move") if last is not None else None
+    fire = last.get("fire") if last is not None else None
+    if (isinstance(move, dict) and isinstance(move.get("path"), list)
+            and isinstance(move.get("unit"), str) and move["unit"] in by_id):
+        k, uid = len(steps) - 1, move["unit"]
+        name = _name(by_id[uid])
+        for h in dict.fromkeys(h for h in move["path"] if isinstance(h, str)):
+            ask(k, f"spotted@{h}", f"Is {name} spotted in {h}?", {"spotted": uid, "at": h}, "during")
+            ask(k, f"opfire@{h}", f"Which opportunity fire attacks are open on {name} in {h}?",
+                {"opfire": uid, "at": h}, "during")
+            ask(k, f"interdiction@{h}", f"Which interdiction attacks are open on {name} in {h}?",
+                {"interdiction": uid, "at": h}, "during")
+        ask(k, "spotted", f"Is {name} spotted after its move?", {"spotted": uid}, "after")
+        ask(k, "markers", f"Which markers does {name} carry after its move?", {"markers": uid},
+            "after")
+        steps.append({"note": "The movement phase ends.", "end": "phase"})
+        origin.append(None)
+        side = by_id[uid].get("side")
+        for e in units:
+            if e.get("side") != side:
+                ask(k + 1, f"can-fire:{e.get('id')}", f"In the fire phase that follows, may "
+                    f"{_name(e)} fire at {name}?", {"can-fire": [e.get("id")], "target": uid},
+                    "next-phase")
+    elif (isinstance(fire, dict) and isinstance(fire.get("units"), list) and fire["units"]
+          and all(isinstance(f, str) for f in fire["units"]) and isinstance(fire.get("target"), str)):
+        k = len(steps) - 1
+        firers, target = fire["units"], fire.get("target")
+        tname = _name(by_id.get(target) or {"id": target})
+        names = " and ".join(_name(by_id.get(f) or {"id": f}) for f in firers)
+        steps.insert(k, {"note": "Before the fire."})
+        origin.insert(k, None)
+        ask(k, "can-fire", f"May {names} fire at {tname}?", {"can-fire": list(firers),
+            "target": target}, "before")
+        ask(k + 1, f"dispersal:{target}", f"What is the state of {tname} after the fire?",
+            {"dispersal": target}, "after")
+        for f in dict.fromkeys(firers):
+            ask(k + 1, f"markers:{f}", f"Which markers does {_name(by_id.get(f) or {'id': f})} "
+                "carry after firing?", {"markers": f}, "after")
+    else:
+        steps.append({"note": "The position as it stands."})
+        origin.append(None)
+        k = len(steps) - 1
+        for u in units:
+            uid = u.get("id")
+            ask(k, f"spotted:{uid}", f"Is {_name(u)} spotted?", {"spotted": uid}, "after")
+            ask(k, f"markers:{uid}", f"Which markers does {_name(u)} carry?", {"markers": uid},
+                "after")
+        for f in units:
+            for t in units:
+                if f.get("side") != t.get("side"):
+                    ask(k, f"can-fire:{f.get('id')}:{t.get('id')}", f"May {_name(f)} fire at "
+                        f"{_name(t)}?", {"can-fire": [f.get("id")], "target": t.get("id")}, "after")
+    for q in asked:
+        step = steps[q["step"]]
+        step.setdefault("expect", [])
+        q["item"] = len(step["expect"])
+        step["expect"].append({"question": q["text"], "ask": q["ask"]})
+    return steps, asked, origin
+
+
+# ------------------------------------------------------------------ the explorer
+
+#: a list or mapping this short (as compact JSON) is written on one line, in flow style
+FLOW_WIDTH = 72
+
+
+def _styled(value: Any) -> Any:
+    """Plain data as a round-trip tree (nothing shared, so no YAML anchors), a small list or
+    mapping in flow style as the shipped scenarios write them."""
+    if isinstance(value, dict):
+        node: Any = CommentedMap((k, _styled(v)) for k, v in value.items())
+    elif isinstance(value, list):
+        node = CommentedSeq(_styled(v) for v in value)
+    else:
+        return value
+    leaves = all(not isinstance(v, (dict, list)) for v in value.values()) \
+        if isinstance(value, dict) else all(not isinstance(v, (dict, list)) for v in value)
+    if leaves or len(json.dumps(value, separators=(",", ":"))) <= FLOW_WIDTH:
+        node.fa.set_flow_style()
+    return node
+
+
+def _dump(data: dict) -> str:
+    """A scenario file's text for plain data: written as ``harmony fmt`` would write it."""
+    out = io.StringIO()
+    new_yaml().dump(_styled(data), out)
+    return out.getvalue()
+
+
+def _tree(data: Any) -> tuple[Any, dict[Pos, tuple]]:
+    """Plain data as the tree the loader would read from a file, each value and key at a
+    place of its own (a line per value), and the path of the value or key at each place:
+    the schema and the checks report positions, the explorer answers with paths. (Cheaper
+    than writing the file and reading it back, which is most of a ruling's time.)"""
+    paths: dict[Pos, tuple] = {}
+    line = [0]
+
+    def place(path: tuple) -> tuple[int, int]:
+        line[0] += 1
+        paths[Pos(FILE, line[0] + 1, 2)] = path
+        return line[0], 1
+
+    def build(value: Any, path: tuple) -> Any:
+        if isinstance(value, dict):
+            node: Any = CommentedMap()
+            for k, v in value.items():
+                kl, kc = place(path + (k,))
+                paths[Pos(FILE, kl + 1, 1)] = path + (k,)
+                node[k] = build(v, path + (k,))
+                node.lc.add_kv_line_col(k, [kl, kc - 1, kl, kc])
+            return node
+        if isinstance(value, list):
+            node = CommentedSeq()
+            for i, v in enumerate(value):
+                il, ic = place(path + (i,))
+                node.append(build(v, path + (i,)))
+                node.lc.add_idx_line_col(i, [il, ic])
+            return node
+        return value
+
+    tree = build(data, ())
+    tree.lc.line, tree.lc.col = 0, 0
+    paths[Pos(FILE, 1, 1)] = ()
+    return tree, paths
+
+
+def _path_text(path: tuple) -> str:
+    """``("scenario", "units", 2, "at")`` as ``units[2].at``."""
+    out = ""
+    for step in path[1:]:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def _error(message: str, path: str = "") -> dict:
+    return {"error": {"message": message, "path": path}}
+
+
+class _Played:
+    """A position played: the scenario read from it, its questions and the result."""
+
+    def __init__(self, scenario: Scenario, asked: list[dict], origin: list[int | None],
+                 result, paths: dict[Pos, tuple]):
+        self.scenario, self.asked, self.origin, self.result = scenario, asked, origin, result
+        self.paths = paths
+
+
+class Explorer:
+    """The rules of one rules_data folder, loaded once, answering positions in JSON.
+
+    >>> ex = Explorer("rules_data")
+    >>> [r["name"] for r in json.loads(ex.catalogue())["rulesets"]][:4]
+    ['PB', 'PL', 'AIW', 'REV']
+    """
+
+    def __init__(self, rules_folder: str):
+        self.model, report = load(rules_folder)
+        self.problems = [str(d) for d in report.errors]
+
+    # ---------------------------------------------------------------- catalogue
+    def catalogue(self) -> str:
+        """What a position may hold, as JSON: rulesets (in the model's order, with their
+        options), the sides of the shipped scenarios, unit kinds and classes, terrain and
+        hexside types, and the unit fields with their types and defaults.
+
+        >>> cat = json.loads(Explorer("rules_data").catalogue())
+        >>> cat["rulesets"][1]["options"], cat["terrain"][1]["name"], cat["hexsides"][0]["name"]
+        (['opportunity-fire'], 'woods', 'slope-side')
+        >>> [(f["name"], f["required"], f.get("default")) for f in cat["unit_fields"]][9:11]
+        [('name', False, None), ('face', False, 'up')]
+        """
+        m = self.model
+        rulesets = [{"name": s.key, "label": s.label, "title": s.title, "kind": s.kind,
+                     "options": options_of(m, s.key)}
+                    for s in m.sources.values() if s.kind != "commentary"]
+        sides: dict[str, None] = {}
+        for sid in sorted(m.scenarios):
+            for u in m.scenarios[sid].data.get("units") or []:
+                sides.setdefault(u["side"])
+        unit = resolve(schema()["$defs"]["scenario"]["$defs"]["unit"])
+        fields = []
+        for name in list(unit["required"]) + [k for k in unit["properties"]
+                                                if k not in unit["required"]]:
+            spec = resolve(unit["properties"][name])
+            f: dict[str, Any] = {"name": name, "required": name in unit["required"]}
+            for key in ("type", "enum", "minimum", "maximum", "pattern", "description"):
+                if key in spec:
+                    f[key] = spec[key]
+            if spec.get("type") == "array":
+                f["items"] = resolve(spec.get("items", {}))
+            if name in UNIT_DEFAULTS:
+                f["default"] = UNIT_DEFAULTS[name]
+            fields.append(f)
+
+        def terrain(t) -> dict:
+            return {"name": t.name, "concealing": t.concealing, "blocks-los": t.blocks_los,
+                    "elevation": t.elevation, "drm": t.drm, "move-cost": t.move_cost}
+        return json.dumps({
+            "rulesets": rulesets, "sides": list(sides), "kinds": list(units_mod.KINDS),
+            "classes": list(units_mod.WEAPON_CLASSES), "results": list(RESULTS),
+            "modes": list(MODES), "phases": ["fire", "movement"],
+            "terrain": [terrain(t) for t in STANDARD_TYPES.values() if not t.hexside],
+            "hexsides": [terrain(t) for t in STANDARD_TYPES.values() if t.hexside],
+            "unit_fields": fields}, sort_keys=True)
+
+    # ---------------------------------------------------------------- playing
+    def _play(self, position_json: str, sid: str = PLAYED_ID, title: str = PLAYED_TITLE
+              ) -> _Played | dict:
+        """Read, check and play a position; a dict is the error to answer with."""
+        try:
+            position = json.loads(position_json)
+        except (TypeError, ValueError) as e:
+            return _error(f"the position is not JSON text: {e}")
+        except RecursionError:
+            return _error("the position is nested too deeply")
+        if not isinstance(position, dict):
+            return _error("a position is a mapping (map, units, start, rulesets, steps)")
+        position = {k: v for k, v in position.items() if k not in META}
+        steps, asked, origin = questions(position)
+        rulesets = position.get("rulesets")
+        names = [r for r in rulesets if isinstance(r, str)] if isinstance(rulesets, list) else []
+        for q in asked:
+            item = steps[q["step"]]["expect"][q["item"]]
+            item["rulings"] = {r: {"value": _UNASKED[next(iter(q["ask"]))], "because": []}
+                               for r in names} or {"PB": {"value": None, "because": []}}
+        body = dict(position, steps=steps) if isinstance(position.get("steps", []), list) \
+            else position
+        tree, paths = _tree({"scenario": {"id": sid, "title": title, "summary": SUMMARY, **body}})
+        doc = Document(FILE, tree=tree)
+        report, _broken = validate_items(doc)
+        node = doc.tree["scenario"]
+        sc = Scenario(file=FILE, node=node, id=sid, title=title, data=plain(node))
+        if not report.errors:
+            check_scenario(self.model, sc, report)
+        if report.errors:
+            return self._first_error(report.errors, paths, origin)
+        model = copy.copy(self.model)
+        model.scenarios = {sid: sc}
+        result = run_scenario(model, sid)
+        setup = [d for d in result.errors if d.code != "scenario-step"]
+        if setup:
+            return self._first_error(setup, paths, origin)
+        return _Played(sc, asked, origin, result, paths)
+
+    def _first_error(self, errors: list[Diagnostic], paths: dict[Pos, tuple],
+                     origin: list[int | None]) -> dict:
+        """The first problem in the reader's own position (else the first of all), at its path
+        in the position."""
+        def place(d: Diagnostic) -> tuple[bool, str]:
+            path = paths.get(d.pos, ("scenario",))
+            mine = False
+            if len(path) > 2 and path[1] == "steps" and isinstance(path[2], int):
+                k = path[2]
+                if k < len(origin) and origin[k] is not None:
+                    path = path[:2] + (origin[k],) + path[3:]
+                    mine = "expect" in path
+                else:
+                    mine = True
+            return mine, _path_text(path)
+        placed = [(place(d), d) for d in errors]
+        (_mine, path), d = min(placed, key=lambda x: (x[0][0], x[1].pos))
+        message = d.message.removeprefix(f"scenario {PLAYED_ID}: ")
+        return _error(message, path)
+
+    def decide(self, position_json: str) -> str:
+        """The engine's rulings on a position under each of its rulesets, as JSON text:
+        ``{"rulesets", "questions": [{"id", "text", "ask", "when", "rulings": {ruleset:
+        {"value", "words", "reasons"} | {"refused", "clause"}}}], "snapshot", "snapshots"}``,
+        or ``{"error": {"message", "path"}}``.
+
+        >>> ex = Explorer("rules_data")
+        >>> pos = {"rulesets": ["PB", "REV"], "map": {"columns": 5, "rows": 5, "hexes": {"C3": "woods"}},
+        ...   "units": [{"id": "tank", "side": "German", "kind": "armoured", "class": "A", "attack": 12,
+        ...              "range": 8, "defence": 8, "movement": 4, "at": "C5"},
+        ...             {"id": "gun", "side": "Soviet", "kind": "gun", "class": "A", "attack": 8,
+        ...              "range": 6, "defence": 2, "movement": 1, "at": "C1"}],
+        ...   "start": {"side": "German", "phase": "movement"},
+        ...   "steps": [{"move": {"unit": "tank", "path": ["C4", "C3"]}}]}
+        >>> out = json.loads(ex.decide(json.dumps(pos)))
+        >>> q = next(q for q in out["questions"] if q["id"] == "spotted@C3")
+        >>> q["text"], q["rulings"]["PB"]["words"], q["rulings"]["REV"]["reasons"][:2]
+        ('Is tank spotted in C3?', 'no', ['movement.spotting', 'spotting.limitation'])
+        >>> pos["units"][1]["at"] = "C9"
+        >>> json.loads(ex.decide(json.dumps(pos)))["error"]["path"]
+        'units[1].at'
+        """
+        played = self._play(position_json)
+        if isinstance(played, dict):
+            return json.dumps(played, sort_keys=True)
+        return json.dumps(_decision(played), sort_keys=True)
+
+    def scenario_yaml(self, position_json: str, id: str, title: str) -> str:
+        """The position as a scenario file, whose expectations are the engine's rulings on
+        every question :meth:`decide` asks (a question a ruleset leaves unanswered, because
+        the mover stopped before the hex, has no ruling for it). A position that some ruleset
+        cannot play, or a bad id, gives the JSON text of an error instead.
+
+        >>> ex = Explorer("rules_data")
+        >>> pos = {"rulesets": ["PB"], "map": {"columns": 3, "rows": 3},
+        ...   "units": [{"id": "tank", "side": "German", "kind": "armoured", "class": "A",
+        ...     "attack": 12, "range": 8, "defence": 8, "movement": 4, "at": "B3"}],
+        ...   "start": {"side": "German", "phase": "movement"},
+        ...   "steps": [{"move": {"unit": "tank", "path": ["B2"]}}]}
+        >>> text = ex.scenario_yaml(json.dumps(pos), "my-tank", "My tank")
+        >>> print(text[:text.index("  units:")])
+        scenario:
+          id: my-tank
+          title: My tank
+          summary: Set up in the ruling explorer; its expectations are the engine's rulings when
+            the position was saved.
+          rulesets: [PB]
+          map: {columns: 3, rows: 3}
+        <BLANKLINE>
+        >>> json.loads(ex.scenario_yaml(json.dumps(pos), "My tank", "x"))["error"]["path"]
+        'id'
+        """
+        played = self._play(position_json, id, title)
+        if isinstance(played, dict):
+            return json.dumps(played, sort_keys=True)
+        refused = [d for d in played.result.errors if d.code == "scenario-step"]
+        if refused:
+            err = self._first_error(refused, played.paths, played.origin)
+            err["error"]["message"] += (" (a scenario file must play under each of its "
+                                        "rulesets)")
+            return json.dumps(err, sort_keys=True)
+        data = copy.deepcopy(played.scenario.data)
+        answers = _answers(played)
+        for q in played.asked:
+            item = data["steps"][q["step"]]["expect"][q["item"]]
+            item["rulings"] = {r: {"value": a["value"], "because": a["reasons"]}
+                               for r, a in answers[q["id"]].items() if "value" in a}
+        for step in data["steps"]:
+            step["expect"] = [e for e in step.get("expect", []) if e["rulings"]]
+            if not step["expect"]:
+                del step["expect"]
+        data["steps"] = [s for s in data["steps"] if set(s) - {"note"}]
+        data.update(id=id, title=title)
+        doc = read_text(f"{id}.yaml", _dump({"scenario": data}))
+        try:
+            return formatted(doc)
+        except FormatError:
+            return _dump({"scenario": data})
+
+
+def _answers(played: _Played) -> dict[str, dict[str, dict]]:
+    """question id -> ruleset -> the engine's answer (or why it gave none)."""
+    parsed = steps_of(played.scenario)
+    ids = {}
+    for q in played.asked:
+        step = next(s for s in parsed.steps if s.index == q["step"])
+        ids[id(step.expect[q["item"]].ask)] = q["id"]
+    out: dict[str, dict[str, dict]] = {q["id"]: {} for q in played.asked}
+    for row in played.result.rulings:
+        qid = ids.get(id(row.ask))
+        if qid is None:
+            continue
+        if row.actual is None and not row.reasons and row.detail:
+            m = _CLAUSE.search(row.detail)
+            out[qid][row.ruleset] = {"refused": row.detail, "clause": m.group(1) if m else None}
+        else:
+            out[qid][row.ruleset] = {"value": row.actual, "words": ruling_word(row.actual),
+                                     "reasons": list(row.reasons)}
+    return out
+
+
+def _decision(played: _Played) -> dict:
+    answers = _answers(played)
+    result = played.result
+    last = max((k for k, o in enumerate(played.origin) if o is not None), default=None)
+    snapshots = {}
+    for name, snaps in result.snapshots.items():
+        chosen = [s for s in snaps if s["step"] == last] or snaps[-1:]
+        if chosen:
+            snapshots[name] = dict(chosen[0], step=played.origin[chosen[0]["step"]])
+    questions_out = []
+    for q in played.asked:
+        questions_out.append({"id": q["id"], "text": q["text"], "ask": q["ask"], "when": q["when"],
+                              "rulings": answers[q["id"]]})
+    first = next(iter(snapshots.values()), {})
+    return {"rulesets": list(result.rulesets), "questions": questions_out,
+            "snapshot": dict(first, map=result.map), "snapshots": snapshots}
+
+
+__all__ = ["Explorer", "encode", "decode", "position_of", "link_of", "questions", "META"]

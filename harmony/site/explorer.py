@@ -1,0 +1,281 @@
+"""Bundle the ruling explorer into the built site: Pyodide, the harmony package, the rules.
+
+The explorer page (``site/explorer.rst`` with ``_static/explorer.js``) runs the
+project's own engine in the browser with Pyodide, offline, from any static host
+and from ``file://``. Chromium refuses ``fetch()`` and ES-module imports from
+``file://``, so everything the page needs is written as classic scripts into
+``_explorer/`` at the top of the site:
+
+* ``pyodide.js``: Pyodide's loader, as the npm package ships it;
+* ``pyodide-asm.js``: Pyodide's ES module ``pyodide.asm.mjs`` rewritten into a
+  classic script (:func:`classic_asm`);
+* ``runtime.js``: the WebAssembly binary and Python's standard library, gzipped
+  and in base64 (the page answers Pyodide's ``fetch`` of them from memory), and
+  Pyodide's lock file;
+* ``harmony.js``: a zip (:func:`python_zip`) of the ``harmony`` package, the
+  pure-Python ``ruamel.yaml`` and the rules the site was built from, and the map
+  from clause id to the row that shows it (:func:`clause_links`).
+
+Only the explorer page loads them; every other page stays as light as before.
+Pyodide comes from the npm registry (``package.json`` pins it, ``npm ci``
+installs it): :func:`find_pyodide` looks at ``$HARMONY_PYODIDE``, then at
+``node_modules/pyodide`` at the top of the checkout. Without it the site still
+builds, and the explorer page says how to bundle it.
+
+Every file is deterministic: the same inputs give the same bytes.
+"""
+from __future__ import annotations
+
+import base64
+import functools
+import gzip
+import importlib.util
+import io
+import json
+import os
+import zipfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from .. import resources, svg
+from ..loader import yaml_files
+from ..model import Model
+from .views import anchor_of, topic_doc
+
+#: the folder of the bundle at the top of the built site
+FOLDER = "_explorer"
+#: where the zip is unpacked inside Pyodide (its ``lib`` goes on ``sys.path``)
+HOME = "/harmony"
+#: the one line a build without Pyodide prints, and the page's advice
+HOW_TO_BUNDLE = ("run `npm ci` at the top of the checkout (or set HARMONY_PYODIDE to an "
+                 "unpacked pyodide npm package) and build again")
+#: the files of the pyodide npm package the bundle needs
+NEEDED = ("pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json",
+          "package.json")
+#: a fixed time for every zip entry (zip times start in 1980)
+ZIP_TIME = (1980, 1, 1, 0, 0, 0)
+
+
+class BundleError(Exception):
+    """The Pyodide package found is not one the bundle can use."""
+
+
+@dataclass
+class Bundle:
+    """What :func:`plan` found: the files of ``_explorer/`` (name -> bytes) and a note."""
+
+    files: dict[str, bytes]
+    note: str
+
+
+def find_pyodide(env: Mapping[str, str] | None = None) -> Path | None:
+    """The unpacked pyodide npm package to bundle, or None.
+
+    ``$HARMONY_PYODIDE`` wins (an empty value means: bundle none); else
+    ``node_modules/pyodide`` at the top of the checkout harmony runs from.
+
+    >>> find_pyodide({"HARMONY_PYODIDE": ""}) is None
+    True
+    >>> find_pyodide({"HARMONY_PYODIDE": "/nowhere/at/all"}) is None
+    True
+    """
+    given = (os.environ if env is None else env).get("HARMONY_PYODIDE")
+    if given is not None:
+        return Path(given) if given and (Path(given) / "pyodide.asm.wasm").is_file() else None
+    root = resources.checkout_root()
+    if root is not None and (root / "node_modules" / "pyodide" / "pyodide.asm.wasm").is_file():
+        return root / "node_modules" / "pyodide"
+    return None
+
+
+def classic_asm(module: str) -> str:
+    """Pyodide's ``pyodide.asm.mjs`` as a classic script: ``import.meta.url`` becomes the
+    global base URL the page sets, the default export becomes a global.
+
+    >>> out = classic_asm("function _createPyodideModule(){return import.meta.url}"
+    ...                   "export default _createPyodideModule;")
+    >>> "import.meta" in out, "export" in out
+    (False, False)
+    >>> out.endswith("}globalThis.__harmonyCreatePyodideModule=_createPyodideModule;")
+    True
+    >>> classic_asm("no export here")  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    ...
+    harmony.site.explorer.BundleError: pyodide.asm.mjs: no `export default _createPyodideModule;` ...
+    """
+    export = "export default _createPyodideModule;"
+    if module.count(export) != 1:
+        raise BundleError(f"pyodide.asm.mjs: no `{export}` (another Pyodide version?)")
+    out = module.replace(export, "globalThis.__harmonyCreatePyodideModule=_createPyodideModule;")
+    # (its dynamic import() calls sit in Node.js-only branches; a browser never runs them)
+    return out.replace("import.meta.url", "globalThis.__harmonyPyodideBase")
+
+
+def _zip_bytes(entries: dict[str, bytes]) -> bytes:
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
+        for name in sorted(entries):
+            info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.external_attr = 0o644 << 16
+            info.create_system = 3
+            z.writestr(info, entries[name], compresslevel=9)
+    return buf.getvalue()
+
+
+#: the pure-Python packages the engine imports, bundled from the environment harmony runs in
+#: (``rpds`` is compiled: :mod:`harmony.site.purerpds` stands in for it)
+PURE_PACKAGES = ("ruamel.yaml", "jsonschema", "referencing", "jsonschema_specifications", "attr", "attrs")
+#: what is left out of them: their tests, benchmarks, compiled parts and byte code
+LEFT_OUT = ("tests", "benchmarks", "__pycache__", "clibz")
+
+
+def _package_files(folder: Path, prefix: str, data: bool = False) -> dict[str, bytes]:
+    """The .py files under ``folder`` (and its data files when ``data``), named ``prefix/...``."""
+    out = {}
+    for p in sorted(folder.rglob("*")):
+        rel = p.relative_to(folder)
+        if not p.is_file() or any(part in LEFT_OUT for part in rel.parts[:-1]):
+            continue
+        if p.suffix == ".py" or (data and p.suffix not in (".pyc", ".so", ".pyd", ".c", ".pyx", ".pyi", ".typed")):
+            out[f"{prefix}/{rel.as_posix()}"] = p.read_bytes()
+    return out
+
+
+def python_zip(rules: str | os.PathLike) -> bytes:
+    """A zip of ``lib/`` (the ``harmony`` package's code and schema, the pure-Python
+    packages it imports, and ``rpds``) and ``rules_data/`` (the YAML files of ``rules``):
+    sorted entries, fixed times.
+
+    >>> import zipfile, io
+    >>> from harmony.usage import default_rules_data
+    >>> data = python_zip(default_rules_data())
+    >>> names = zipfile.ZipFile(io.BytesIO(data)).namelist()
+    >>> all(n in names for n in ("lib/harmony/engine.py", "lib/ruamel/yaml/main.py", "lib/rpds/__init__.py",
+    ...                          "lib/harmony/schema/harmony.schema.json", "lib/jsonschema/validators.py"))
+    True
+    >>> any(n.startswith("rules_data/scenarios/") for n in names), names == sorted(names)
+    (True, True)
+    >>> python_zip(default_rules_data()) == data
+    True
+    """
+    entries = _package_files(resources.package_dir(), "lib/harmony")
+    entries.update(_package_files(resources.package_dir() / "schema", "lib/harmony/schema", data=True))
+    for name in PURE_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is None or not spec.submodule_search_locations:
+            raise BundleError(f"the explorer needs the pure-Python package {name}, not installed here")
+        folder = Path(list(spec.submodule_search_locations)[0])
+        entries.update(_package_files(folder, "lib/" + name.replace(".", "/"), data=True))
+    entries["lib/rpds/__init__.py"] = (Path(__file__).parent / "purerpds.py").read_bytes()
+    root = Path(rules)
+    for p in yaml_files(root):
+        entries[f"rules_data/{p.relative_to(root).as_posix()}"] = p.read_bytes()
+    return _zip_bytes(entries)
+
+
+def clause_links(model: Model) -> dict[str, str]:
+    """Clause id -> the page and anchor of its row (relative to the site's top), the
+    links the clause rows of the site already answer to.
+
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> links = clause_links(load(default_rules_data())[0])
+    >>> links["spotting.recording"]
+    'topics/spotting.html#spotting.recording'
+    """
+    out = {}
+    for topic in model.topics_in_order():
+        for clause in model.clauses_of(topic.id):
+            out[clause.id] = f"{topic_doc(topic.id)}.html#{anchor_of(clause.id)}"
+    return dict(sorted(out.items()))
+
+
+def drawing_style() -> dict:
+    """What :mod:`harmony.svg` draws with (hex size, colours, counter abbreviations), so the
+    page draws its board from the same data as the example diagrams.
+
+    >>> drawing_style()["terrain"]["woods"] == svg.TERRAIN_FILL["woods"]
+    True
+    """
+    return {"size": svg.SIZE, "terrain": svg.TERRAIN_FILL, "other": svg.OTHER_FILL,
+            "hexside": svg.HEXSIDE_STROKE, "sides": list(svg.SIDE_COLOURS), "kinds": svg.KIND_SHORT}
+
+
+def _script(assignments: dict[str, object]) -> bytes:
+    """A classic script setting globals to JSON values, one per line, in a fixed order."""
+    lines = ["/* written by harmony build (harmony/site/explorer.py); do not edit */"]
+    for name, value in assignments.items():
+        lines.append(f"globalThis.{name}={json.dumps(value, sort_keys=True, separators=(',', ':'))};")
+    return ("\n".join(lines) + "\n").encode("utf-8")
+
+
+def _b64gz(data: bytes) -> str:
+    # level 6: level 9 takes twice the time for 0.3% less
+    return base64.b64encode(gzip.compress(data, compresslevel=6, mtime=0)).decode("ascii")
+
+
+@functools.lru_cache(maxsize=2)
+def _pyodide_files(folder: str, stamp: tuple) -> dict[str, bytes]:
+    """The bundle's Pyodide files, kept for the life of the process (``harmony serve``
+    rebuilds without compressing Pyodide again); ``stamp`` changes when its files do."""
+    pyodide = Path(folder)
+    version = json.loads((pyodide / "package.json").read_text("utf-8")).get("version", "")
+    lock = json.loads((pyodide / "pyodide-lock.json").read_text("utf-8"))
+    # the explorer loads no package of Pyodide's own: its lock file need only say what it is
+    lock = {"info": lock.get("info", {}), "packages": {}}
+    asm = classic_asm((pyodide / "pyodide.asm.mjs").read_text("utf-8"))
+    return {
+        "pyodide.js": (pyodide / "pyodide.js").read_bytes(),
+        "pyodide-asm.js": asm.encode("utf-8"),
+        "runtime.js": _script({
+            "__harmonyPyodideFiles": {name: _b64gz((pyodide / name).read_bytes())
+                                      for name in ("pyodide.asm.wasm", "python_stdlib.zip")},
+            "__harmonyPyodideLock": json.dumps(lock, sort_keys=True),
+            "__harmonyPyodideVersion": version}),
+    }
+
+
+def bundle_files(pyodide: Path, model: Model, rules: str | os.PathLike) -> dict[str, bytes]:
+    """Every file of the bundle: name inside ``_explorer/`` -> bytes."""
+    missing = [n for n in NEEDED if not (pyodide / n).is_file()]
+    if missing:
+        raise BundleError(f"{pyodide} lacks {', '.join(missing)}: not an unpacked pyodide npm package")
+    stamp = tuple((n, (pyodide / n).stat().st_size, (pyodide / n).stat().st_mtime_ns) for n in NEEDED)
+    files = dict(_pyodide_files(str(pyodide.resolve()), stamp))
+    version = json.loads((pyodide / "package.json").read_text("utf-8")).get("version", "")
+    return {
+        **files,
+        "harmony.js": _script({
+            "__harmonyExplorerBundle": {"zip": _b64gz(python_zip(rules)), "home": HOME,
+                                        "links": clause_links(model), "pyodide": version,
+                                        "style": drawing_style()}}),
+    }
+
+
+def plan(model: Model, rules: str | os.PathLike, env: Mapping[str, str] | None = None) -> Bundle:
+    """The bundle to write into ``_explorer/`` of the site (no files when no Pyodide is
+    found), and the one line the build prints about it.
+
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> rules = default_rules_data()
+    >>> none = plan(load(rules)[0], rules, {"HARMONY_PYODIDE": ""})
+    >>> none.files, none.note.startswith("the explorer is not bundled")
+    ({}, True)
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as odd:
+    ...     _ = (Path(odd) / "pyodide.asm.wasm").write_bytes(b"")
+    ...     print(plan(load(rules)[0], rules, {"HARMONY_PYODIDE": odd}).note)  # doctest: +ELLIPSIS
+    the explorer is not bundled (/... lacks pyodide.js, ...: not an unpacked pyodide npm package): run `npm ci` ...
+    """
+    pyodide = find_pyodide(env)
+    if pyodide is None:
+        return Bundle({}, f"the explorer is not bundled (no Pyodide found): {HOW_TO_BUNDLE}")
+    try:
+        files = bundle_files(pyodide, model, rules)
+    except BundleError as e:
+        return Bundle({}, f"the explorer is not bundled ({e}): {HOW_TO_BUNDLE}")
+    size = sum(len(d) for d in files.values())
+    return Bundle(files, f"the explorer bundles Pyodide from {pyodide} ({size / 1e6:.1f} MB)")

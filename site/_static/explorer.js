@@ -1,0 +1,711 @@
+/* harmony site: the ruling explorer (issue 18). Only explorer.html loads this file.
+
+   The page boots Pyodide from the bundle `harmony build` wrote into _explorer/
+   (classic scripts only, so it works from file:// as well as from a server),
+   unpacks the harmony package and the rules into Pyodide's file system, and asks
+   harmony.explorer.Explorer every question: this file draws and edits, the
+   project's own engine decides. Nothing here computes a ruling.
+
+   The position (a scenario body: map, units, start, rulesets, steps) lives in
+   the address as #position=<base64url of UTF-8 compact JSON with sorted keys>. */
+(function () {
+  "use strict";
+
+  var root = document.getElementById("hm-explorer");
+  if (!root) { return; }
+  var BUNDLE = root.getAttribute("data-bundle") || "_explorer/";
+  var SVGNS = "http://www.w3.org/2000/svg";
+
+  /* ------------------------------------------------------------ small helpers */
+  function el(tag, attrs, children) {
+    var node = document.createElement(tag);
+    Object.keys(attrs || {}).forEach(function (k) {
+      if (k === "text") { node.textContent = attrs[k]; }
+      else if (k.slice(0, 2) === "on") { node.addEventListener(k.slice(2), attrs[k]); }
+      else if (attrs[k] !== null && attrs[k] !== undefined && attrs[k] !== false) { node.setAttribute(k, attrs[k]); }
+    });
+    (children || []).forEach(function (c) { if (c) { node.appendChild(typeof c === "string" ? document.createTextNode(c) : c); } });
+    return node;
+  }
+  function svg(tag, attrs, text) {
+    var node = document.createElementNS(SVGNS, tag);
+    Object.keys(attrs || {}).forEach(function (k) { node.setAttribute(k, attrs[k]); });
+    if (text !== undefined) { node.textContent = text; }
+    return node;
+  }
+  var message = null;   // the last thing said to the reader, kept until the next edit
+  function status(text, error) {
+    message = {text: text, error: !!error};
+    var p = root.querySelector(".hm-ex-status");
+    if (!p) { p = el("p", {"class": "hm-ex-status", role: "status"}); root.insertBefore(p, root.firstChild); }
+    p.textContent = text;
+    p.classList.toggle("hm-ex-error", !!error);
+  }
+  function loadScript(src) {
+    return new Promise(function (resolve, reject) {
+      var s = document.createElement("script");
+      s.src = src;
+      s.onload = resolve;
+      s.onerror = function () { reject(new Error("could not load " + src)); };
+      document.head.appendChild(s);
+    });
+  }
+
+  /* ------------------------------------------------------------ the URL encoding
+     The same as harmony.explorer.encode/decode: base64url, no padding, of UTF-8
+     compact JSON with sorted keys. */
+  function canonical(value) {
+    if (Array.isArray(value)) { return "[" + value.map(canonical).join(",") + "]"; }
+    if (value && typeof value === "object") {
+      return "{" + Object.keys(value).sort().map(function (k) {
+        return JSON.stringify(k) + ":" + canonical(value[k]);
+      }).join(",") + "}";
+    }
+    return JSON.stringify(value);
+  }
+  function bytesToBase64(bytes) {
+    var s = "";
+    for (var i = 0; i < bytes.length; i += 0x8000) { s += String.fromCharCode.apply(null, bytes.subarray(i, i + 0x8000)); }
+    return btoa(s);
+  }
+  function base64ToBytes(b64) {
+    if (Uint8Array.fromBase64) { return Uint8Array.fromBase64(b64); }
+    var s = atob(b64), out = new Uint8Array(s.length);
+    for (var i = 0; i < s.length; i += 1) { out[i] = s.charCodeAt(i); }
+    return out;
+  }
+  function encode(position) {
+    var b64 = bytesToBase64(new TextEncoder().encode(canonical(position)));
+    return b64.replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+  function decode(text) {
+    var b64 = text.replace(/-/g, "+").replace(/_/g, "/");
+    while (b64.length % 4) { b64 += "="; }
+    return JSON.parse(new TextDecoder().decode(base64ToBytes(b64)));
+  }
+  window.harmonyExplorerCodec = {encode: encode, decode: decode, canonical: canonical};
+
+  /* ------------------------------------------------------------ hex geometry
+     The flat-topped, odd-q board of harmony.hexgrid (labels A1, B1...). */
+  var SQRT3 = Math.sqrt(3);
+  function colIndex(letters) {
+    var n = 0;
+    for (var i = 0; i < letters.length; i += 1) { n = n * 26 + (letters.charCodeAt(i) - 64); }
+    return n - 1;
+  }
+  function colLetters(index) {
+    var out = "";
+    index += 1;
+    while (index) { var rem = (index - 1) % 26; out = String.fromCharCode(65 + rem) + out; index = Math.floor((index - 1) / 26); }
+    return out;
+  }
+  function parseLabel(text) {
+    var m = /^([A-Z]{1,2})([1-9][0-9]{0,2})$/.exec(text || "");
+    if (!m) { return null; }
+    var col = colIndex(m[1]), row = parseInt(m[2], 10) - 1;
+    return {q: col, r: row - (col - (col & 1)) / 2};
+  }
+  function hexLabel(h) {
+    var row = h.r + (h.q - (h.q & 1)) / 2;
+    return colLetters(h.q) + (row + 1);
+  }
+  function adjacent(a, b) {
+    var ha = parseLabel(a), hb = parseLabel(b);
+    if (!ha || !hb) { return false; }
+    var dq = ha.q - hb.q, dr = ha.r - hb.r;
+    return (Math.abs(dq) + Math.abs(dr) + Math.abs(dq + dr)) === 2;
+  }
+  function centre(lab, size) {
+    var h = parseLabel(lab);
+    return [size + size * 1.5 * h.q, size * SQRT3 / 2 + size * (SQRT3 / 2 * h.q + SQRT3 * h.r)];
+  }
+  function boardLabels(cols, rows) {
+    var out = [];
+    for (var c = 0; c < cols; c += 1) { for (var r = 0; r < rows; r += 1) { out.push(colLetters(c) + (r + 1)); } }
+    return out;
+  }
+  function onBoard(lab, m) {
+    var h = parseLabel(lab);
+    if (!h) { return false; }
+    var row = h.r + (h.q - (h.q & 1)) / 2;
+    return h.q >= 0 && h.q < m.columns && row >= 0 && row < m.rows;
+  }
+
+  /* ------------------------------------------------------------ the engine in Pyodide */
+  var engine = null;   // {catalogue, decide(pos) -> result, yaml(pos, id, title) -> text}
+
+  function gunzip(bytes) {
+    var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
+    return new Response(stream).arrayBuffer().then(function (b) { return new Uint8Array(b); });
+  }
+
+  function boot() {
+    var base = new URL(BUNDLE, window.location.href).href;
+    window.__harmonyPyodideBase = base;
+    return loadScript(BUNDLE + "harmony.js").catch(function () {
+      throw new Error("unbundled");
+    }).then(function () {
+      return loadScript(BUNDLE + "runtime.js");
+    }).then(function () {
+      return loadScript(BUNDLE + "pyodide-asm.js");
+    }).then(function () {
+      return loadScript(BUNDLE + "pyodide.js");
+    }).then(function () {
+      var files = window.__harmonyPyodideFiles;
+      var realFetch = window.fetch;
+      /* Pyodide fetches its wasm binary and standard library: answer from the bundle,
+         so nothing is fetched from anywhere (file:// forbids fetch anyway) */
+      window.fetch = function (url, options) {
+        var name = String(url && url.url ? url.url : url).split(/[?#]/)[0].split("/").pop();
+        if (Object.prototype.hasOwnProperty.call(files, name)) {
+          return gunzip(base64ToBytes(files[name])).then(function (bytes) {
+            var type = /\.wasm$/.test(name) ? "application/wasm" : "application/zip";
+            return new Response(bytes, {headers: {"Content-Type": type}});
+          });
+        }
+        return realFetch.call(window, url, options);
+      };
+      return window.loadPyodide({indexURL: base, createPyodideModule: window.__harmonyCreatePyodideModule,
+                                 lockFileContents: window.__harmonyPyodideLock, stdout: function () {},
+                                 stderr: function (line) { if (window.console) { console.warn(line); } }});
+    }).then(function (py) {
+      var bundle = window.__harmonyExplorerBundle;
+      return gunzip(base64ToBytes(bundle.zip)).then(function (zip) {
+        py.unpackArchive(zip, "zip", {extractDir: bundle.home});
+        py.runPython("import sys\nsys.path.insert(0, " + JSON.stringify(bundle.home + "/lib") + ")\n" +
+                     "from harmony.explorer import Explorer\n" +
+                     "_harmony_explorer = Explorer(" + JSON.stringify(bundle.home + "/rules_data") + ")");
+        var ex = py.globals.get("_harmony_explorer");
+        var decideFn = ex.decide, yamlFn = ex.scenario_yaml;
+        return {
+          catalogue: JSON.parse(ex.catalogue()),
+          links: bundle.links || {},
+          decide: function (pos) { return JSON.parse(decideFn(canonical(pos))); },
+          yaml: function (pos, id, title) { return yamlFn(canonical(pos), id, title); }
+        };
+      });
+    });
+  }
+
+  /* ------------------------------------------------------------ the position */
+  var DEFAULT = {
+    map: {columns: 8, rows: 7, hexes: {C3: "woods", D3: "woods", E4: "town"}},
+    units: [
+      {id: "gun-1", name: "A/T gun", side: "Soviet", kind: "gun", "class": "A", attack: 10, range: 8,
+       defence: 3, movement: 1, at: "D7", "opportunity-fire": true},
+      {id: "platoon-1", name: "Rifle platoon", side: "German", kind: "infantry", "class": "I", attack: 6,
+       range: 3, defence: 6, movement: 3, at: "C3", "opportunity-fire": true}
+    ],
+    start: {side: "German", phase: "movement"},
+    rulesets: [],
+    steps: [{move: {unit: "platoon-1", path: ["D3"]}}]
+  };
+
+  function copy(x) { return JSON.parse(JSON.stringify(x)); }
+  function fromHash() {
+    var m = /(?:^#|&)position=([A-Za-z0-9_-]+)/.exec(window.location.hash);
+    if (!m) { return null; }
+    try { return decode(m[1]); } catch (e) { return {error: "the link's position could not be read (" + e.message + ")"}; }
+  }
+
+  var pos = null;        // the position shown
+  var ui = {mode: "place", selected: null, terrain: "woods", fire: [], result: "none"};
+
+  function unitById(id) {
+    for (var i = 0; i < pos.units.length; i += 1) { if (pos.units[i].id === id) { return pos.units[i]; } }
+    return null;
+  }
+  function unitsAt(lab) { return pos.units.filter(function (u) { return u.at === lab; }); }
+  function lastStep() { return pos.steps.length ? pos.steps[pos.steps.length - 1] : null; }
+  /* where a unit stands before the last step (its start hex moved along earlier moves) */
+  function whereBefore(id, upto) {
+    var u = unitById(id), at = u ? u.at : null;
+    for (var i = 0; i < upto; i += 1) {
+      var mv = pos.steps[i].move;
+      if (mv && mv.unit === id && mv.path && mv.path.length) { at = mv.path[mv.path.length - 1]; }
+    }
+    return at;
+  }
+  function newId(kind) {
+    var n = 1;
+    while (unitById(kind + "-" + n)) { n += 1; }
+    return kind + "-" + n;
+  }
+
+  /* ------------------------------------------------------------ drawing (as harmony.svg draws) */
+  function drawBoard() {
+    var style = window.__harmonyExplorerBundle.style;
+    var S = style.size, m = pos.map;
+    var w = S * (1.5 * (m.columns - 1) + 2) + 2, h = S * SQRT3 * (m.rows + (m.columns > 1 ? 0.5 : 0)) + 2;
+    var board = svg("svg", {"class": "hm-svg hm-ex-board", viewBox: "-1 -1 " + w.toFixed(1) + " " + h.toFixed(1),
+                            role: "img", "aria-label": "the board: click a hex"});
+    board.style.maxWidth = (w * 1.6).toFixed(0) + "px";
+    var base = m.terrain || "clear", hexes = m.hexes || {};
+    var last = lastStep(), moved = -1;
+    pos.steps.forEach(function (st, i) { if (st.move) { moved = i; } });
+    var path = moved >= 0 ? [whereBefore(pos.steps[moved].move.unit, moved)].concat(pos.steps[moved].move.path || []) : [];
+    var g = svg("g", {"class": "hm-board"});
+    boardLabels(m.columns, m.rows).forEach(function (lab) {
+      var c = centre(lab, S), terrain = hexes[lab] || base, pts = [];
+      for (var i = 0; i < 6; i += 1) {
+        var a = Math.PI / 180 * 60 * i;
+        pts.push((c[0] + S * Math.cos(a)).toFixed(1) + "," + (c[1] + S * Math.sin(a)).toFixed(1));
+      }
+      var poly = svg("polygon", {points: pts.join(" "), fill: style.terrain[terrain] || style.other,
+                                 stroke: "#8c8c7a", "stroke-width": 1, "data-hex": lab, "data-terrain": terrain,
+                                 "class": "hm-ex-hex" + (path.indexOf(lab) > 0 ? " hm-ex-onpath" : "")});
+      g.appendChild(poly);
+      g.appendChild(svg("text", {x: c[0].toFixed(1), y: (c[1] - S * 0.62).toFixed(1), "font-size": 7,
+                                 "text-anchor": "middle", fill: "#555"}, lab));
+      if (terrain !== base) {
+        g.appendChild(svg("text", {x: c[0].toFixed(1), y: (c[1] + S * 0.78).toFixed(1), "font-size": 6,
+                                   "text-anchor": "middle", fill: "#333"}, terrain));
+      }
+    });
+    (m.hexsides || []).forEach(function (side) {
+      var a = centre(side.between[0], S), b = centre(side.between[1], S);
+      var mx = (a[0] + b[0]) / 2, my = (a[1] + b[1]) / 2, dx = b[0] - a[0], dy = b[1] - a[1];
+      var len = Math.sqrt(dx * dx + dy * dy) || 1, half = S / 2;
+      g.appendChild(svg("line", {x1: (mx - dy / len * half).toFixed(1), y1: (my + dx / len * half).toFixed(1),
+                                 x2: (mx + dy / len * half).toFixed(1), y2: (my - dx / len * half).toFixed(1),
+                                 stroke: style.hexside[side.type] || "#444", "stroke-width": 4, "stroke-linecap": "round"}));
+    });
+    board.appendChild(g);
+    var defs = svg("defs");
+    var marker = svg("marker", {id: "hm-ex-arrow", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 6,
+                                markerHeight: 6, orient: "auto-start-reverse"});
+    marker.appendChild(svg("path", {d: "M0,0 L10,5 L0,10 z", fill: "#222"}));
+    defs.appendChild(marker);
+    board.appendChild(defs);
+    if (path.length > 1) {
+      board.appendChild(svg("polyline", {"class": "hm-path", fill: "none", stroke: "#222", "stroke-width": 2.5,
+                                         "stroke-dasharray": "6 3", "marker-end": "url(#hm-ex-arrow)",
+                                         points: path.map(function (p) { var c = centre(p, S); return c[0].toFixed(1) + "," + c[1].toFixed(1); }).join(" ")}));
+    }
+    if (last && last.fire) {
+      var target = unitById(last.fire.target);
+      (last.fire.units || []).forEach(function (id) {
+        var f = unitById(id);
+        if (f && target && onBoard(f.at, m) && onBoard(target.at, m)) {
+          var a = centre(whereBefore(id, pos.steps.length - 1), S), b = centre(whereBefore(target.id, pos.steps.length - 1), S);
+          board.appendChild(svg("line", {"class": "hm-los", x1: a[0].toFixed(1), y1: a[1].toFixed(1), x2: b[0].toFixed(1),
+                                         y2: b[1].toFixed(1), stroke: "#c0392b", "stroke-width": 1.5, "stroke-dasharray": "2 3"}));
+        }
+      });
+    }
+    var sides = [];
+    pos.units.forEach(function (u) { if (sides.indexOf(u.side) < 0) { sides.push(u.side); } });
+    var stacked = {};
+    pos.units.forEach(function (u) {
+      if (!onBoard(u.at, m)) { return; }
+      var k = stacked[u.at] = (stacked[u.at] || 0) + 1;
+      var c = centre(u.at, S), s = S * 0.9, off = (k - 1) * 4;
+      var colour = style.sides[sides.indexOf(u.side) % style.sides.length];
+      var down = u.face === "down";
+      var grp = svg("g", {"class": "hm-unit" + (ui.selected === u.id ? " hm-ex-selected" : "") +
+                                   (ui.fire.indexOf(u.id) >= 0 ? " hm-ex-firer" : ""),
+                          "data-unit": u.id, transform: "translate(" + off + "," + (-off) + ")"});
+      grp.appendChild(svg("title", {}, (u.name || u.id) + " (" + u.side + ", " + u.kind + ")"));
+      grp.appendChild(svg("rect", {x: (c[0] - s / 2).toFixed(1), y: (c[1] - s / 2).toFixed(1), width: s.toFixed(1),
+                                   height: s.toFixed(1), rx: 2, fill: down ? "#ffffff" : colour, stroke: colour, "stroke-width": 2}));
+      var ink = down ? colour : "#ffffff";
+      grp.appendChild(svg("text", {x: c[0].toFixed(1), y: (c[1] - 2).toFixed(1), "font-size": 8, "font-weight": "bold",
+                                   "text-anchor": "middle", fill: ink}, style.kinds[u.kind] || "UNIT"));
+      grp.appendChild(svg("text", {x: c[0].toFixed(1), y: (c[1] + 8).toFixed(1), "font-size": 6.5, "text-anchor": "middle",
+                                   fill: ink}, u.attack + "-" + u.range + " " + u.defence + "-" + u.movement));
+      if (u.dispersal && u.dispersal !== "none") {
+        grp.appendChild(svg("text", {x: (c[0] + s / 2 - 1).toFixed(1), y: (c[1] - s / 2 + 7).toFixed(1), "font-size": 6,
+                                     "text-anchor": "end", fill: ink}, u.dispersal));
+      }
+      board.appendChild(grp);
+    });
+    /* hex letters on top, haloed, left of where a counter stands (as harmony.svg puts them) */
+    Object.keys(m.labels || {}).sort().forEach(function (lab) {
+      if (!onBoard(lab, m)) { return; }
+      var c = centre(lab, S), letter = String(m.labels[lab]);
+      board.appendChild(svg("text", {"class": "hm-hex-label", x: (c[0] - S * 0.5 - 2).toFixed(1), y: (c[1] + 5).toFixed(1),
+                                     "font-size": letter.length === 1 ? 14 : 11, "font-weight": "bold", fill: "#000",
+                                     stroke: "#fff", "stroke-width": 3, "paint-order": "stroke", "text-anchor": "end"}, letter));
+    });
+    board.addEventListener("click", function (ev) {
+      var t = ev.target.closest("[data-unit]"), hexNode = ev.target.closest("[data-hex]");
+      var lab = hexNode ? hexNode.getAttribute("data-hex") : null;
+      if (t && !lab) { var u = unitById(t.getAttribute("data-unit")); lab = u ? u.at : null; }
+      clickHex(lab, t ? t.getAttribute("data-unit") : null);
+    });
+    return board;
+  }
+
+  /* ------------------------------------------------------------ editing */
+  function clickHex(lab, unitId) {
+    if (!lab) { return; }
+    message = null;
+    var here = unitsAt(lab);
+    if (ui.mode === "terrain") {
+      pos.map.hexes = pos.map.hexes || {};
+      if (ui.terrain === (pos.map.terrain || "clear")) { delete pos.map.hexes[lab]; }
+      else { pos.map.hexes[lab] = ui.terrain; }
+    } else if (ui.mode === "place") {
+      if (unitId || here.length) {
+        ui.selected = unitId || here[here.length - 1].id;
+      } else {
+        var u = readUnitForm();
+        u.id = newId(u.kind);
+        u.at = lab;
+        pos.units.push(u);
+        ui.selected = u.id;
+      }
+    } else if (ui.mode === "move") {
+      if (!ui.selected && here.length) { ui.selected = here[0].id; changed(false); return; }
+      if (!ui.selected) { return; }
+      var last = lastStep(), n = pos.steps.length;
+      if (!(last && last.move && last.move.unit === ui.selected)) {
+        if (here.some(function (x) { return x.id !== ui.selected; }) && whereBefore(ui.selected, n) !== lab &&
+            !adjacent(whereBefore(ui.selected, n), lab)) {
+          ui.selected = here[0].id; changed(false); return;
+        }
+        last = {move: {unit: ui.selected, path: []}};
+        pos.steps.push(last);
+        n = pos.steps.length;
+      }
+      var path = last.move.path, from = whereBefore(ui.selected, n - 1);
+      var i = path.indexOf(lab);
+      if (lab === from) { last.move.path = []; }
+      else if (i >= 0) { last.move.path = path.slice(0, i + 1); }
+      else if (adjacent(path.length ? path[path.length - 1] : from, lab)) { path.push(lab); }
+      else { status("A move goes hex by hex: click a hex next to " + (path.length ? path[path.length - 1] : from) + "."); return; }
+      if (!last.move.path.length) { pos.steps.pop(); }
+      var mover = unitById(ui.selected);
+      if (mover && pos.start && pos.steps.length === 1) { pos.start.side = mover.side; pos.start.phase = "movement"; }
+    } else if (ui.mode === "fire") {
+      var id = unitId || (here.length ? here[here.length - 1].id : null);
+      if (!id) { return; }
+      var firer = ui.fire.length ? unitById(ui.fire[0]) : null, u2 = unitById(id);
+      if (!firer || u2.side === firer.side) {
+        var k = ui.fire.indexOf(id);
+        if (k >= 0) { ui.fire.splice(k, 1); } else { ui.fire.push(id); }
+      } else {
+        var step = {fire: {units: ui.fire.slice(), target: id, result: ui.result}};
+        var prev = lastStep();
+        if (prev && prev.fire) { pos.steps[pos.steps.length - 1] = step; } else { pos.steps.push(step); }
+        if (pos.start && pos.steps.length === 1) { pos.start.side = firer.side; pos.start.phase = "fire"; }
+      }
+    }
+    changed(true);
+  }
+
+  var FIELDS = [
+    ["name", "text"], ["side", "side"], ["kind", "kind"], ["class", "class"], ["attack", "number"],
+    ["range", "number"], ["defence", "number"], ["movement", "number"], ["dispersal", "dispersal"],
+    ["face", "face"], ["opportunity-fire", "bool"]
+  ];
+  function choices(kind) {
+    var cat = engine.catalogue;
+    if (kind === "side") {
+      var sides = (cat.sides || []).slice();
+      pos.units.forEach(function (u) { if (sides.indexOf(u.side) < 0) { sides.push(u.side); } });
+      return sides.length ? sides : ["German", "Soviet"];
+    }
+    if (kind === "kind") { return cat.kinds; }
+    if (kind === "class") { return cat.classes; }
+    if (kind === "dispersal") { return ["none", "D", "DD"]; }
+    if (kind === "face") { return ["up", "down"]; }
+    return [];
+  }
+  var form = {};
+  function unitForm() {
+    var box = el("fieldset", {"class": "hm-ex-unit"}, [el("legend", {text: "Unit"})]);
+    var sel = ui.selected ? unitById(ui.selected) : null;
+    var src = sel || form.last || {side: choices("side")[0], kind: "infantry", "class": "I", attack: 6, range: 3,
+                                    defence: 6, movement: 3};
+    form = {last: form.last};
+    FIELDS.forEach(function (f) {
+      var name = f[0], type = f[1], input;
+      if (type === "number") { input = el("input", {type: "number", min: 0, max: 99, value: src[name] === undefined ? 0 : src[name]}); }
+      else if (type === "text") { input = el("input", {type: "text", value: src[name] || "", placeholder: sel ? sel.id : "(optional)"}); }
+      else if (type === "bool") { input = el("input", {type: "checkbox"}); input.checked = src[name] !== false; }
+      else {
+        input = el("select", {}, choices(type).map(function (c) { return el("option", {value: c, text: c}); }));
+        input.value = src[name] === undefined ? choices(type)[0] : src[name];
+      }
+      input.setAttribute("data-field", name);
+      input.addEventListener("change", function () {
+        form.last = readUnitForm();
+        var u = ui.selected ? unitById(ui.selected) : null;
+        if (u) { Object.assign(u, form.last); changed(true); }
+      });
+      form[name] = input;
+      box.appendChild(el("label", {"class": "hm-ex-field"}, [el("span", {text: name}), input]));
+    });
+    var buttons = el("div", {"class": "hm-ex-buttons"});
+    if (sel) {
+      buttons.appendChild(el("button", {type: "button", "class": "hm-ex-remove", text: "Remove " + (sel.name || sel.id),
+        onclick: function () {
+          pos.units = pos.units.filter(function (u) { return u.id !== sel.id; });
+          pos.steps = pos.steps.filter(function (s) {
+            return !(s.move && s.move.unit === sel.id) && !(s.fire && (s.fire.target === sel.id || s.fire.units.indexOf(sel.id) >= 0));
+          });
+          ui.selected = null; changed(true);
+        }}));
+      buttons.appendChild(el("button", {type: "button", text: "Deselect", onclick: function () { ui.selected = null; changed(false); }}));
+    } else {
+      buttons.appendChild(el("span", {"class": "hm-ex-hint", text: "Click an empty hex to place this unit; click a unit to edit it."}));
+    }
+    box.appendChild(buttons);
+    return box;
+  }
+  function readUnitForm() {
+    var u = {};
+    FIELDS.forEach(function (f) {
+      var name = f[0], input = form[name];
+      if (!input) { return; }
+      if (f[1] === "number") { u[name] = parseInt(input.value, 10) || 0; }
+      else if (f[1] === "bool") { u[name] = input.checked; }   /* some rulebooks want it said */
+      else if (name === "name") { if (input.value.trim()) { u.name = input.value.trim(); } }
+      else if ((name === "dispersal" && input.value === "none") || (name === "face" && input.value === "up")) { /* default */ }
+      else { u[name] = input.value; }
+    });
+    return u;
+  }
+
+  function rulesetName(r) { return typeof r === "string" ? r : (r.name || r.key || r.id); }
+  function rulesetChooser() {
+    var cat = engine.catalogue, box = el("fieldset", {"class": "hm-ex-rulesets"}, [el("legend", {text: "Rulesets"})]);
+    var plain = [], withOptions = [];
+    (cat.rulesets || []).forEach(function (r) {
+      var key = rulesetName(r);
+      plain.push({key: key, title: r.title || key});
+      (r.options || []).forEach(function (o) { withOptions.push({key: key + "+" + o, title: (r.title || key) + " with " + o}); });
+    });
+    var offered = plain.concat(withOptions);
+    pos.rulesets.forEach(function (k) {
+      if (!offered.some(function (o) { return o.key === k; })) { offered.push({key: k, title: k}); withOptions.push({key: k, title: k}); }
+    });
+    function box_(o) {
+      var cb = el("input", {type: "checkbox", value: o.key, "data-ruleset": o.key});
+      cb.checked = pos.rulesets.indexOf(o.key) >= 0;
+      cb.addEventListener("change", function () {
+        pos.rulesets = offered.map(function (x) { return x.key; }).filter(function (k) {
+          return k === o.key ? cb.checked : pos.rulesets.indexOf(k) >= 0;
+        });
+        changed(true);
+      });
+      return el("label", {"class": "hm-ex-check", title: o.title}, [cb, " " + o.key]);
+    }
+    plain.forEach(function (o) { box.appendChild(box_(o)); });
+    if (withOptions.length) {
+      var more = el("details", {"class": "hm-ex-options"}, [el("summary", {text: "with optional rules"})]);
+      if (withOptions.some(function (o) { return pos.rulesets.indexOf(o.key) >= 0; })) { more.open = true; }
+      withOptions.forEach(function (o) { more.appendChild(box_(o)); });
+      box.appendChild(more);
+    }
+    return box;
+  }
+
+  function toolbar() {
+    var cat = engine.catalogue, bar = el("fieldset", {"class": "hm-ex-tools"}, [el("legend", {text: "Click on the board to"})]);
+    [["place", "place / pick units"], ["terrain", "paint terrain"], ["move", "move the unit picked"],
+     ["fire", "fire (firers, then target)"]].forEach(function (m) {
+      var r = el("input", {type: "radio", name: "hm-ex-mode", value: m[0], "data-mode": m[0]});
+      r.checked = ui.mode === m[0];
+      r.addEventListener("change", function () { ui.mode = m[0]; ui.fire = []; changed(false); });
+      bar.appendChild(el("label", {"class": "hm-ex-check"}, [r, " " + m[1]]));
+    });
+    var terrains = [];
+    cat.terrain.forEach(function (t) { terrains.push(t.name); });
+    var tsel = el("select", {"class": "hm-ex-terrain", "aria-label": "terrain to paint"},
+                  terrains.map(function (t) { return el("option", {value: t, text: t}); }));
+    tsel.value = ui.terrain;
+    tsel.addEventListener("change", function () { ui.terrain = tsel.value; ui.mode = "terrain"; changed(false); });
+    bar.appendChild(tsel);
+    var rsel = el("select", {"class": "hm-ex-result", "aria-label": "the result of fire (given, never rolled)"},
+                  (cat.results || ["none"]).map(function (r) { return el("option", {value: r, text: "result " + r}); }));
+    rsel.value = ui.result;
+    rsel.addEventListener("change", function () {
+      ui.result = rsel.value;
+      var prev = lastStep();
+      if (prev && prev.fire) { prev.fire.result = ui.result; changed(true); }
+    });
+    bar.appendChild(rsel);
+    var size = el("span", {"class": "hm-ex-size"});
+    ["columns", "rows"].forEach(function (k) {
+      var inp = el("input", {type: "number", min: 1, max: 30, value: pos.map[k], "data-size": k, "aria-label": k});
+      inp.addEventListener("change", function () {
+        var v = Math.max(1, Math.min(30, parseInt(inp.value, 10) || 1));
+        pos.map[k] = v; changed(true);
+      });
+      size.appendChild(el("label", {}, [k + " ", inp]));
+    });
+    bar.appendChild(size);
+    return bar;
+  }
+
+  function stepsView() {
+    var list = el("ol", {"class": "hm-ex-steps"});
+    pos.steps.forEach(function (s) {
+      var text;
+      if (s.move) { text = (nameOf(s.move.unit)) + " moves " + (s.move.path || []).join(", "); }
+      else if (s.fire) { text = (s.fire.units || []).map(nameOf).join(", ") + " fire at " + nameOf(s.fire.target); }
+      else if (s.end) { text = "end of " + s.end; }
+      else { text = Object.keys(s).filter(function (k) { return k !== "expect"; }).join(", "); }
+      list.appendChild(el("li", {text: text}));
+    });
+    var box = el("div", {"class": "hm-ex-stepbox"}, [el("strong", {text: "Steps "}),
+      el("span", {"class": "hm-ex-start", text: "(" + ((pos.start && pos.start.side) || "?") + " " +
+                  ((pos.start && pos.start.phase) || "") + " phase)"}), list]);
+    if (pos.steps.length) {
+      box.appendChild(el("button", {type: "button", "class": "hm-ex-undo", text: "Remove the last step",
+                                    onclick: function () { pos.steps.pop(); changed(true); }}));
+    }
+    if (ui.mode === "fire" && ui.fire.length) {
+      box.appendChild(el("p", {"class": "hm-ex-hint", text: "Firing: " + ui.fire.map(nameOf).join(", ") + ". Click an enemy unit as the target."}));
+    }
+    return box;
+  }
+  function nameOf(id) { var u = unitById(id); return u ? (u.name || u.id) : id; }
+
+  /* ------------------------------------------------------------ rulings */
+  function rulingsView(result) {
+    var box = el("section", {"class": "hm-ex-rulings", "aria-live": "polite"});
+    box.appendChild(el("h2", {text: "Rulings"}));
+    if (result.error) {
+      box.appendChild(el("p", {"class": "hm-ex-error", text: "This position cannot be decided: " + result.error.message +
+                                 (result.error.path ? " (at " + result.error.path + ")" : "")}));
+      return box;
+    }
+    var rulesets = result.rulesets || [];
+    if (!result.questions || !result.questions.length) {
+      box.appendChild(el("p", {text: rulesets.length ? "No question to ask yet: move a unit or let units fire." :
+                                     "Pick at least one ruleset."}));
+      return box;
+    }
+    var head = el("tr", {}, [el("th", {scope: "col", text: "Question"})].concat(rulesets.map(function (r) {
+      return el("th", {scope: "col", "data-ruleset": r, text: r});
+    })));
+    var body = el("tbody");
+    result.questions.forEach(function (q) {
+      var words = rulesets.map(function (r) { var c = q.rulings[r] || {}; return c.refused !== undefined ? "refused" : c.words; });
+      var split = words.some(function (w) { return w !== words[0]; });
+      var row = el("tr", {"class": split ? "hm-split" : null, "data-question": q.id},
+                   [el("th", {scope: "row", text: q.text})]);
+      rulesets.forEach(function (r) {
+        var c = q.rulings[r] || {}, td = el("td", {"class": "hm-ex-cell", "data-ruleset": r});
+        if (c.refused !== undefined) {
+          td.appendChild(el("span", {"class": "hm-word hm-ex-refused", text: "refused"}));
+          td.appendChild(el("details", {"class": "hm-ex-detail"}, [el("summary", {text: "why"}), el("p", {text: c.refused})]));
+          if (c.clause) { td.appendChild(el("div", {"class": "hm-ex-reasons"}, [clauseLink(c.clause)])); }
+        } else {
+          td.appendChild(el("span", {"class": "hm-word", text: c.words === undefined ? "" : String(c.words)}));
+          var reasons = el("div", {"class": "hm-ex-reasons"});
+          (c.reasons || []).forEach(function (cid, i) {
+            if (i) { reasons.appendChild(document.createTextNode(" ")); }
+            reasons.appendChild(clauseLink(cid));
+          });
+          td.appendChild(reasons);
+        }
+        row.appendChild(td);
+      });
+      body.appendChild(row);
+    });
+    box.appendChild(el("div", {"class": "hm-ex-tablebox"}, [el("table", {"class": "hm-ex-table"}, [el("thead", {}, [head]), body])]));
+    return box;
+  }
+  function clauseLink(cid) {
+    var href = engine.links[cid];
+    return href ? el("a", {href: href, "class": "hm-ex-clause", "data-clause": cid, text: cid})
+                : el("code", {"class": "hm-ex-clause", "data-clause": cid, text: cid});
+  }
+
+  /* ------------------------------------------------------------ keep and share */
+  function download() {
+    var id = "explorer-position", title = "A position set up in the explorer";
+    var text = engine.yaml(pos, id, title);
+    if (/^\{"error"/.test(text)) {
+      var e = JSON.parse(text).error;
+      status("This position cannot be saved as a scenario: " + e.message + (e.path ? " (at " + e.path + ")" : ""), true);
+      return;
+    }
+    var url = URL.createObjectURL(new Blob([text], {type: "application/x-yaml"}));
+    var a = el("a", {href: url, download: id + ".yaml"});
+    document.body.appendChild(a);
+    a.click();
+    a.remove();
+    setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
+  }
+
+  /* ------------------------------------------------------------ the page */
+  var timer = null, lastResult = null;
+  function changed(decideAgain) {
+    var hash = "#position=" + encode(pos);
+    if (window.location.hash !== hash) { history.replaceState(null, "", hash); }
+    render();
+    if (decideAgain) {
+      if (timer) { clearTimeout(timer); }
+      timer = setTimeout(decideNow, 0);
+    }
+  }
+  function decideNow() {
+    timer = null;
+    var t0 = performance.now();
+    try { lastResult = engine.decide(pos); }
+    catch (e) { lastResult = {error: {message: String(e && e.message || e)}}; }
+    root.setAttribute("data-decide-ms", (performance.now() - t0).toFixed(1));
+    root.setAttribute("data-decided", String((parseInt(root.getAttribute("data-decided") || "0", 10)) + 1));
+    root.setAttribute("data-decided-for", encode(pos));   // tests and the bench wait for this
+    if (!root.hasAttribute("data-first-ruling-ms")) {   // from navigation (bench/explorer.py)
+      root.setAttribute("data-first-ruling-ms", performance.now().toFixed(0));
+    }
+    render();
+  }
+  function render() {
+    var boardBox = el("div", {"class": "hm-ex-boardbox"}, [drawBoard()]);
+    var controls = el("div", {"class": "hm-ex-controls"}, [toolbar(), unitForm(), rulesetChooser(), stepsView(),
+      el("div", {"class": "hm-ex-buttons"}, [
+        el("button", {type: "button", "class": "hm-ex-download", text: "Download scenario", onclick: download}),
+        el("a", {"class": "hm-ex-link", href: "#position=" + encode(pos), text: "Link to this position"}),
+        el("button", {type: "button", text: "Start afresh", onclick: function () { pos = copy(DEFAULT); pos.rulesets = defaultRulesets(); ui.selected = null; changed(true); }})])]);
+    var kids = [el("p", {"class": "hm-ex-status" + (message && message.error ? " hm-ex-error" : ""), role: "status",
+                         text: message ? message.text : ""}),
+                el("div", {"class": "hm-ex-layout"}, [boardBox, controls])];
+    if (lastResult) { kids.push(rulingsView(lastResult)); }
+    root.replaceChildren.apply(root, kids);
+  }
+  /* the rulebooks of the family and their revision; the others are a tick away */
+  function defaultRulesets() {
+    var all = engine.catalogue.rulesets || [];
+    var family = all.filter(function (r) { return r.kind === "canonical" || r.kind === "revision"; });
+    return (family.length ? family : all).map(rulesetName);
+  }
+
+  var t0 = performance.now();
+  boot().then(function (e) {
+    engine = e;
+    root.setAttribute("data-boot-ms", (performance.now() - t0).toFixed(0));
+    var given = fromHash();
+    if (given && given.error) { status(given.error, true); given = null; }
+    pos = given || copy(DEFAULT);
+    pos.map = pos.map || {columns: 8, rows: 7};
+    pos.units = pos.units || [];
+    pos.steps = pos.steps || [];
+    pos.start = pos.start || {side: (pos.units[0] || {}).side || "German", phase: "movement"};
+    if (!pos.rulesets) { pos.rulesets = defaultRulesets(); }
+    if (!given) { pos.rulesets = defaultRulesets(); }
+    window.addEventListener("hashchange", function () {
+      var p = fromHash();
+      if (p && !p.error && encode(p) !== encode(pos)) { pos = p; ui.selected = null; changed(true); }
+    });
+    root.setAttribute("data-ready", "true");
+    changed(true);
+  }).catch(function (e) {
+    if (e && e.message === "unbundled") {
+      root.setAttribute("data-unbundled", "true");
+      status("The explorer is not bundled in this build of the site: Pyodide was not found when it was built. " +
+             "To bundle it, run `npm ci` at the top of the harmony checkout (or set HARMONY_PYODIDE to an " +
+             "unpacked pyodide npm package) and run `harmony build` again.", true);
+    } else {
+      root.setAttribute("data-failed", "true");
+      status("The explorer could not start: " + (e && e.message || e), true);
+      if (window.console) { console.error(e); }
+    }
+  });
+}());

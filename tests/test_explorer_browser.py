@@ -1,0 +1,288 @@
+"""The ruling explorer (issue 18) in a real browser: Debian's Chromium, headless, driven by Playwright.
+
+The module builds one site, with Pyodide bundled, by running ``harmony serve``
+into a temporary folder; the tests open its explorer page both from
+``file://`` and from that server, with every request that is neither blocked
+(and recorded: none may be attempted). Pyodide takes seconds to boot, so one
+page, opened once from ``file://``, serves the tests that edit a position, in
+the order they are written. The rulings the page shows are compared with
+:mod:`harmony.explorer` run in Python on the position the page's address holds.
+Screenshots go to ``$HARMONY_SCREENSHOTS`` or to ``_screenshots/`` in the built site.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harmony import explorer as api
+from harmony.hexgrid import adjacent, parse_label
+from harmony.site import explorer as bundle
+from test_site_serve import serving
+
+playwright = pytest.importorskip("playwright.sync_api")
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "rules_data"
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+#: Pyodide's boot and the first ruling, on a loaded 2-CPU machine, with room to spare
+BOOT_MS = 120_000
+
+
+@pytest.fixture(scope="module")
+def served(tmp_path_factory):
+    """``harmony serve`` of the shipped rules: its address and the site folder it built."""
+    assert bundle.find_pyodide() is not None, \
+        "Pyodide is missing: run `npm ci` at the top of the checkout (.ci/setup does)"
+    tmp = tmp_path_factory.mktemp("explorer")
+    with serving(RULES, tmp) as server:
+        yield server.url, tmp / "out"
+
+
+@pytest.fixture(scope="module")
+def site(served) -> Path:
+    return served[1]
+
+
+@pytest.fixture(scope="module")
+def shots(site) -> Path:
+    folder = Path(os.environ.get("HARMONY_SCREENSHOTS") or site / "_screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def explorer():
+    return api.Explorer(str(RULES))
+
+
+@pytest.fixture(scope="module")
+def browser():
+    assert Path(CHROMIUM).exists(), "Debian's chromium is needed (.ci/setup installs it)"
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()
+
+
+class Offline:
+    """A browser context whose every request outside ``allowed`` is aborted and recorded."""
+
+    def __init__(self, browser, allowed: str, **options):
+        self.context = browser.new_context(accept_downloads=True, **options)
+        self.attempted: list[str] = []
+        self.errors: list[str] = []
+        self.context.route("**/*", self._route)
+        self.page = self.context.new_page()
+        self.page.on("pageerror", lambda e: self.errors.append(str(e)))
+        self.allowed = allowed
+
+    def _route(self, route):
+        url = route.request.url
+        if url.startswith(self.allowed) or url.startswith(("data:", "blob:")):
+            route.continue_()
+        else:
+            self.attempted.append(url)
+            route.abort()
+
+
+def ready(page) -> None:
+    page.wait_for_selector("#hm-explorer[data-ready], #hm-explorer[data-failed]", timeout=BOOT_MS)
+    assert page.get_attribute("#hm-explorer", "data-failed") is None, page.inner_text("#hm-explorer")
+    settled(page)
+
+
+def settled(page) -> None:
+    """Wait until the rulings shown are those of the position in the address."""
+    page.wait_for_function("() => { const r = document.getElementById('hm-explorer'); "
+                           "return location.hash === '#position=' + r.getAttribute('data-decided-for'); }",
+                           timeout=BOOT_MS)
+
+
+def position(page) -> dict:
+    return api.decode(page.evaluate("location.hash"))
+
+
+def shown(page) -> list[dict]:
+    """The rulings table as the page shows it: per question, per ruleset, the word and reasons."""
+    return page.evaluate("""() => [...document.querySelectorAll('table.hm-ex-table tr[data-question]')]
+      .map(tr => ({id: tr.dataset.question, split: tr.classList.contains('hm-split'),
+                   cells: Object.fromEntries([...tr.querySelectorAll('td[data-ruleset]')].map(td =>
+                     [td.dataset.ruleset, {word: td.querySelector('.hm-word').textContent,
+                      reasons: [...td.querySelectorAll('.hm-ex-clause')].map(a => a.dataset.clause)}]))}))""")
+
+
+def computed(explorer, pos: dict) -> list[dict]:
+    """The same table computed by harmony.explorer in Python."""
+    result = json.loads(explorer.decide(json.dumps(pos)))
+    assert "error" not in result, result
+    out = []
+    for q in result["questions"]:
+        cells = {}
+        for rs in result["rulesets"]:
+            c = q["rulings"][rs]
+            cells[rs] = ({"word": "refused", "reasons": [c["clause"]] if c.get("clause") else []}
+                         if "refused" in c else {"word": c["words"], "reasons": list(c["reasons"])})
+        words = [c["word"] for c in cells.values()]
+        out.append({"id": q["id"], "split": len(set(words)) > 1, "cells": cells})
+    return out
+
+
+@pytest.fixture(scope="module")
+def offline_page(browser, site):
+    """The explorer page opened once from file://, with the network blocked."""
+    session = Offline(browser, "file://", viewport={"width": 1400, "height": 1000})
+    session.page.goto((site / "explorer.html").as_uri())
+    ready(session.page)
+    yield session
+    session.context.close()
+
+
+# ---------------------------------------------------------------- the page and its bundle
+
+def test_only_the_explorer_page_loads_the_bundle(site):
+    pages = sorted(site.rglob("*.html"))
+    assert len(pages) > 30
+    heavy = [p.relative_to(site).as_posix() for p in pages
+             if p.name != "explorer.html" and any(s in p.read_text("utf-8")
+                                                   for s in ("_explorer/", "explorer.js", "explorer.css"))]
+    assert heavy == []
+    page = (site / "explorer.html").read_text("utf-8")
+    assert '<script src="_static/explorer.js">' in page and 'data-bundle="_explorer/"' in page
+    assert sorted(p.name for p in (site / bundle.FOLDER).iterdir()) == \
+        ["harmony.js", "pyodide-asm.js", "pyodide.js", "runtime.js"]
+    # the explorer is in the site's navigation
+    assert 'href="explorer.html"' in (site / "index.html").read_text("utf-8")
+
+
+def test_place_move_and_fire_give_the_engines_rulings_under_every_ruleset(offline_page, explorer, shots):
+    page = offline_page.page
+    every = [r["name"] for r in json.loads(explorer.catalogue())["rulesets"]]
+    for name in every:
+        page.locator(f'input[data-ruleset="{name}"]').check()
+        settled(page)
+    assert position(page)["rulesets"] == every
+    # place a Soviet tank on an empty hex
+    page.locator('input[data-mode="place"]').check()
+    page.locator('select[data-field="side"]').select_option("Soviet")
+    page.locator('select[data-field="kind"]').select_option("armoured")
+    page.locator('select[data-field="class"]').select_option("A")
+    for field, value in (("attack", "12"), ("range", "8"), ("defence", "8"), ("movement", "6")):
+        page.locator(f'input[data-field="{field}"]').fill(value)
+        page.locator(f'input[data-field="{field}"]').dispatch_event("change")
+    page.locator('polygon[data-hex="G6"]').click()
+    settled(page)
+    placed = [u for u in position(page)["units"] if u["at"] == "G6"]
+    assert len(placed) == 1 and placed[0]["side"] == "Soviet" and placed[0]["kind"] == "armoured"
+    assert (placed[0]["attack"], placed[0]["range"], placed[0]["defence"], placed[0]["movement"]) == (12, 8, 8, 6)
+    assert placed[0]["opportunity-fire"] is True
+    # move the German platoon hex by hex
+    mover = next(u for u in position(page)["units"] if u["side"] == "German")
+    page.locator('input[data-mode="move"]').check()
+    page.locator(f'g[data-unit="{mover["id"]}"]').click()
+    path = ["D3", "E4", "F4"]
+    assert all(adjacent(parse_label(a), parse_label(b)) for a, b in zip([mover["at"]] + path, path))
+    for hex_ in path:
+        page.locator(f'polygon[data-hex="{hex_}"]').click(force=True)
+    settled(page)
+    pos = position(page)
+    assert pos["steps"][-1] == {"move": {"unit": mover["id"], "path": path}}
+    table = shown(page)
+    assert table == computed(explorer, pos)
+    assert {q["id"] for q in table} >= {"spotted@E4", "opfire@F4"}
+    assert any(q["split"] for q in table)   # the rulebooks disagree somewhere here
+    assert page.locator("table.hm-ex-table tr.hm-split").count() == sum(q["split"] for q in table)
+    # each reason links to its clause's row
+    link = page.locator("table.hm-ex-table a.hm-ex-clause").first
+    cid = link.get_attribute("data-clause")
+    assert link.get_attribute("href") == bundle.clause_links(explorer.model)[cid]
+    # then let the tank fire at the platoon
+    page.locator('input[data-mode="fire"]').check()
+    page.locator(f'g[data-unit="{placed[0]["id"]}"]').click()
+    page.locator(f'g[data-unit="{mover["id"]}"]').click()
+    settled(page)
+    pos = position(page)
+    assert pos["steps"][-1] == {"fire": {"units": [placed[0]["id"]], "target": mover["id"], "result": "none"}}
+    assert shown(page) == computed(explorer, pos)
+    for width in (1400, 1024, 390):
+        page.set_viewport_size({"width": width, "height": 1000})
+        page.screenshot(path=str(shots / f"explorer-{width}.png"), full_page=True)
+        assert page.evaluate("document.documentElement.scrollWidth") <= width
+    page.set_viewport_size({"width": 1400, "height": 1000})
+    assert offline_page.attempted == [] and offline_page.errors == []
+
+
+def test_the_page_and_python_encode_positions_alike(offline_page):
+    sample = {"units": [{"id": "a", "name": "Pz IV «Ausf. H» — 75 mm", "at": "B2", "attack": 7}],
+              "map": {"columns": 3, "rows": 2, "hexes": {"A1": "woods"}}, "rulesets": ["PB", "PL+opportunity-fire"]}
+    codec = "harmonyExplorerCodec"
+    assert offline_page.page.evaluate(f"p => {codec}.encode(p)", sample) == api.encode(sample)
+    assert offline_page.page.evaluate(f"t => {codec}.decode(t)", api.encode(sample)) == sample
+
+
+def test_a_downloaded_scenario_passes_harmony_check(offline_page, explorer, rules_copy):
+    page = offline_page.page
+    pos = position(page)
+    if "fire" in pos["steps"][-1]:
+        # the Soviet tank fired in the German movement phase: a scenario must play under
+        # every ruleset, so the page says why it cannot be saved, and saves nothing
+        refused = json.loads(explorer.scenario_yaml(json.dumps(pos), "explorer-position", "A position set up "
+                                                    "in the explorer"))["error"]
+        page.locator("button.hm-ex-download").click()
+        assert page.inner_text("p.hm-ex-status") == \
+            f"This position cannot be saved as a scenario: {refused['message']} (at {refused['path']})"
+        page.locator("button.hm-ex-undo").click()
+        settled(page)
+        pos = position(page)
+    assert "move" in pos["steps"][-1]
+    expected = explorer.scenario_yaml(json.dumps(pos), "explorer-position", "A position set up in the explorer")
+    assert expected.startswith("scenario:"), expected
+    with page.expect_download() as info:
+        page.locator("button.hm-ex-download").click()
+    target = rules_copy / "scenarios" / "explorer-position.yaml"
+    info.value.save_as(target)
+    text = target.read_text("utf-8")
+    assert text.startswith("scenario:")
+    assert text == expected
+    run = subprocess.run([sys.executable, "-m", "harmony", "check", str(rules_copy)], capture_output=True,
+                         text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "0 errors, 0 warnings" in run.stdout, run.stdout
+    assert offline_page.attempted == []
+
+
+def test_an_example_opens_in_the_explorer_from_harmony_serve(browser, served, explorer, shots):
+    url, site = served
+    sid = "rev-figure-1"
+    session = Offline(browser, url, viewport={"width": 1024, "height": 900})
+    try:
+        page = session.page
+        page.goto(f"{url}examples/{sid}.html")
+        page.locator('a[href*="explorer.html#position="]').first.click()
+        ready(page)
+        assert position(page) == api.position_of(explorer.model, sid)   # restored exactly
+        assert shown(page) == computed(explorer, position(page))
+        page.screenshot(path=str(shots / "explorer-example.png"), full_page=True)
+        assert session.attempted == [] and session.errors == []
+    finally:
+        session.context.close()
+
+
+def test_a_site_built_without_pyodide_says_how_to_bundle_it(browser, site, tmp_path):
+    bare = tmp_path / "site"
+    shutil.copytree(site, bare, ignore=shutil.ignore_patterns(bundle.FOLDER, "_screenshots"))
+    session = Offline(browser, "file://")
+    try:
+        session.page.goto((bare / "explorer.html").as_uri())
+        session.page.wait_for_selector("#hm-explorer[data-unbundled]", timeout=30_000)
+        text = session.page.inner_text("#hm-explorer")
+        assert "not bundled" in text and "npm ci" in text
+    finally:
+        session.context.close()
