@@ -83,7 +83,8 @@ def scenario_view(model: Model, sid: str) -> dict:
     sc = model.scenarios[sid]
     d = sc.data
     rulesets = list(d.get("rulesets") or [])
-    view = {"id": sid, "doc": views.scenario_doc(sid), "title": sc.title,
+    doc = views.scenario_doc(sid)
+    view = {"id": sid, "doc": doc, "title": sc.title,
             "summary": d.get("summary"), "isolates": d.get("isolates"),
             "cite": views.cite_view(model, _cite(d["cite"])) if isinstance(d.get("cite"), dict) else None,
             "clauses": [c for c in d.get("clauses") or [] if isinstance(c, str) and ID.match(c)],
@@ -96,7 +97,7 @@ def scenario_view(model: Model, sid: str) -> dict:
     view["referee_boards"] = bool(boards)
     view["matrix"] = outcome_matrix(model, result)
     # the explorer page is at the site's root: relative to this page
-    view["explorer"] = "../" * view["doc"].count("/") + explorer.link_of(model, sid)
+    view["explorer"] = "../" * doc.count("/") + explorer.link_of(model, sid)
     return view
 
 
