@@ -79,6 +79,9 @@ def test_a_one_clause_edit_rewrites_only_the_pages_that_show_it(tmp_path, rules_
     # what-changed page shows it beside each revised cell that amends it
     amending = sorted(v["file"] for v in views.version_views(model) for item in v["items"]
                       if any(p["old_cell"] == f"{clause.id}@PL" for p in item["pairs"]))
+    # and a comparison page quotes the cell's text
+    amending += sorted(f"comparisons/{c.id}" for c in model.comparisons.values()
+                       if any(f"{clause.id}@PL" in cell.refs for a in c.aspects for cell in a.cells.values()))
     assert edited.staged.written == sorted([f"{doc}.rst", "differences.rst"] + [f"{a}.rst" for a in amending])
     assert edited.read == sorted([doc, "differences"] + amending)
     # Sphinx also re-writes the page whose toctree lists the edited one (its titles may show there)
