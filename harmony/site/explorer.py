@@ -126,7 +126,7 @@ def _zip_bytes(entries: dict[str, bytes]) -> bytes:
 
 #: the pure-Python packages the engine imports, bundled from the environment harmony runs in
 #: (``rpds`` is compiled: :mod:`harmony.site.purerpds` stands in for it)
-PURE_PACKAGES = ("ruamel.yaml", "jsonschema", "referencing", "jsonschema_specifications", "attr", "attrs")
+PURE_PACKAGES = ("ruamel.yaml", "yaml", "jsonschema", "referencing", "jsonschema_specifications", "attr", "attrs")
 #: what is left out of them: their tests, benchmarks, compiled parts and byte code
 LEFT_OUT = ("tests", "benchmarks", "__pycache__", "clibz")
 
