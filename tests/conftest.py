@@ -28,3 +28,20 @@ def rules_copy(tmp_path: Path) -> Path:
     dest = tmp_path / "rules_data"
     shutil.copytree(RULES, dest)
     return dest
+
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
+        "--disable-component-update", "--disable-sync", "--no-first-run"]
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Debian's Chromium, headless, driven by Playwright: one for the whole run (a second sync
+    Playwright cannot run beside the first in one process), shared by the browser tests."""
+    playwright = pytest.importorskip("playwright.sync_api")
+    assert Path(CHROMIUM).exists(), "Debian's chromium is needed (.ci/setup installs it)"
+    with playwright.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        yield b
+        b.close()

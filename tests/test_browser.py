@@ -15,10 +15,6 @@ from harmony.site.testing import StaticServer, shipped_site
 
 playwright = pytest.importorskip("playwright.sync_api")
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
-
 
 @pytest.fixture(scope="session")
 def site():
@@ -36,15 +32,6 @@ def shots(site) -> Path:
     folder = Path(os.environ.get("HARMONY_SCREENSHOTS") or site.out / "_screenshots")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-@pytest.fixture(scope="session")
-def browser():
-    assert Path(CHROMIUM).exists(), "Debian's chromium is needed (.ci/setup installs it)"
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 @pytest.fixture

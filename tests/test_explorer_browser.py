@@ -29,9 +29,6 @@ playwright = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rules_data"
-CHROMIUM = "/usr/bin/chromium"
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
 #: Pyodide's boot and the first ruling, on a loaded 2-CPU machine, with room to spare
 BOOT_MS = 120_000
 
@@ -63,20 +60,13 @@ def explorer():
     return api.Explorer(str(RULES))
 
 
-@pytest.fixture(scope="module")
-def browser():
-    assert Path(CHROMIUM).exists(), "Debian's chromium is needed (.ci/setup installs it)"
-    with playwright.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        yield b
-        b.close()
 
 
 class Offline:
     """A browser context whose every request outside ``allowed`` is aborted and recorded."""
 
-    def __init__(self, browser, allowed: str, **options):
-        self.context = browser.new_context(accept_downloads=True, **options)
+    def __init__(self, chromium, allowed: str, **options):
+        self.context = chromium.new_context(accept_downloads=True, **options)
         self.attempted: list[str] = []
         self.errors: list[str] = []
         self.context.route("**/*", self._route)
