@@ -16,3 +16,11 @@ def line_of(folder: Path, name: str, needle: str) -> int:
     """The number of the first line of ``folder / name`` holding ``needle``."""
     lines = (folder / name).read_text(encoding="utf-8").splitlines()
     return next(i for i, line in enumerate(lines, 1) if needle in line)
+
+
+def clean_model(folder: Path):
+    """The model of ``folder``, which must load without an error (the edit kept it valid)."""
+    from harmony.loader import load
+    model, report = load(folder)
+    assert not report.errors, report.to_text()
+    return model

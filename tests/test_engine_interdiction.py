@@ -7,10 +7,9 @@ from __future__ import annotations
 import pytest
 
 from harmony.engine import EngineError, Game
-from harmony.loader import load
 from harmony.ruleset import Ruleset
 
-from editing import edit
+from editing import clean_model, edit
 
 
 def _units():
@@ -75,8 +74,7 @@ def test_changing_the_interdiction_cells_changes_the_rulings(rules_copy):
          "interdiction.per-firer-per-phase: 2}")
     edit(rules_copy, "interdiction.yaml", "params: {interdiction.firer-inverted: true}",
          "params: {interdiction.firer-inverted: false}")
-    changed, report = load(rules_copy)
-    assert not report.errors, report.to_text()
+    changed = clean_model(rules_copy)
     g, made, second = _second_attack(changed)
     assert g.unit("h1").face_up is True         # not turned down: it may interdict again
     assert second.value == [{"firer": "h1", "hex": "D5", "drm": 0}]
@@ -89,8 +87,7 @@ def test_per_firer_limit_alone_bars_a_face_up_firer(rules_copy):
     """With the firer left face up, the once-a-phase limit is what stops a second attack."""
     edit(rules_copy, "interdiction.yaml", "params: {interdiction.firer-inverted: true}",
          "params: {interdiction.firer-inverted: false}")
-    changed, report = load(rules_copy)
-    assert not report.errors, report.to_text()
+    changed = clean_model(rules_copy)
     g, _, second = _second_attack(changed)
     assert g.unit("h1").face_up is True
     assert second.value == []

@@ -4,10 +4,9 @@ spotted by adjacency, and switched by the clause cell alone."""
 from __future__ import annotations
 
 from harmony.engine import Game
-from harmony.loader import load
 from harmony.ruleset import Ruleset
 
-from editing import edit
+from editing import clean_model, edit
 
 
 def _unit(uid, side, at, kind="armoured", movement=6):
@@ -85,8 +84,7 @@ def test_without_tournament_play_nothing_is_owed(shipped_model):
 def test_the_cell_decides(rules_copy):
     edit(rules_copy, "spotting.yaml", "params: {spot.spotter-places-markers: true}",
          "params: {spot.spotter-places-markers: false}")
-    changed, report = load(rules_copy)
-    assert not report.errors, report.to_text()
+    changed = clean_model(rules_copy)
     g = _game(changed, "REV+tournament")
     _enter_woods(g)
     assert g.markers("tank").value == ["spotted"]

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from editing import clean_model, edit
 from harmony.engine import DataError, EngineError, Game
 from harmony.loader import load
 from harmony.pytest_plugin import example_namespace
@@ -55,16 +56,10 @@ def test_aiw_threshold_for_allowance_7_follows_the_aiw_cell(shipped):
     assert pl.enter("G3").opfire.value == [{"firers": ["gun"], "drm": 0}]
 
 
-def test_changing_the_aiw_reading_in_a_scratch_copy_changes_the_ruling(tmp_path, shipped):
-    scratch = tmp_path / "rules_data"
-    shutil.copytree(RULES, scratch)
-    opfire = scratch / "opportunity-fire.yaml"
-    text = opfire.read_text()
-    assert text.count("opfire.activation-rounding: none") == 1
-    opfire.write_text(text.replace("opfire.activation-rounding: none",
-                                   "opfire.activation-rounding: down"))
-    model, report = load(scratch)
-    assert not report.errors, report.to_text()
+def test_changing_the_aiw_reading_in_a_scratch_copy_changes_the_ruling(rules_copy, shipped):
+    edit(rules_copy, "opportunity-fire.yaml", "opfire.activation-rounding: none",
+         "opfire.activation-rounding: down")
+    model = clean_model(rules_copy)
     g = _opfire_game(model, "AIW", 7)
     g.begin_move("tank")
     ruling = g.enter("G3").opfire
