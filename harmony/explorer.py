@@ -31,7 +31,6 @@ import base64
 import copy
 import io
 import json
-import re
 from typing import Any
 
 from . import units as units_mod
@@ -60,8 +59,6 @@ SUMMARY = ("Set up in the ruling explorer; its expectations are the engine's rul
 #: while it is played: the explorer reads the engine's answer, never this value
 _UNASKED = {"spotted": False, "can-fire": False, "opfire": [], "interdiction": [],
             "markers": [], "dispersal": "none"}
-#: a refused step's message ends with the clause that refused it (harmony.scenario._at)
-_CLAUSE = re.compile(r" \[([a-z0-9][a-z0-9.-]*)\]$")
 #: what a unit's optional fields mean when left out (as harmony.units.Unit.from_data reads them)
 UNIT_DEFAULTS = {"face": "up", "dispersal": "none", "markers": [], "registration": [],
                  "overrun": False}
@@ -542,8 +539,7 @@ def _answers(played: _Played) -> dict[str, dict[str, dict]]:
         if qid is None:
             continue
         if row.actual is None and not row.reasons and row.detail:
-            m = _CLAUSE.search(row.detail)
-            out[qid][row.ruleset] = {"refused": row.detail, "clause": m.group(1) if m else None}
+            out[qid][row.ruleset] = {"refused": row.detail, "clause": row.clause}
         else:
             out[qid][row.ruleset] = {"value": row.actual, "words": ruling_word(row.actual),
                                      "reasons": list(row.reasons)}

@@ -69,6 +69,8 @@ class RulingRow:
     pos: Pos
     detail: str = ""
     ask: Ask | None = None
+    #: the clause that refused the step (or the question) when the engine gave no answer
+    clause: str | None = None
 
     def explain(self) -> str:
         """A failure message for humans."""
@@ -100,9 +102,9 @@ class ScenarioResult:
 class ScenarioError(Exception):
     """A step the engine could not play, at the position of the value at fault."""
 
-    def __init__(self, pos: Pos, message: str):
+    def __init__(self, pos: Pos, message: str, clause: str | None = None):
         super().__init__(message)
-        self.pos, self.message = pos, message
+        self.pos, self.message, self.clause = pos, message, clause
 
 
 class StateWhy:
@@ -227,13 +229,13 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
         return
     state = StateWhy()
     bad = parsed.first_bad()
-    broken = None
+    broken, broken_by = None, None      # why later steps cannot be played, and the clause
     for step in parsed.steps:
         if broken is None and bad is not None and step.index >= bad:
             broken = f"step {bad + 1} is malformed"
         if broken is not None:
             for exp in step.expect:
-                _row(result, name, step, exp, None, broken)
+                _row(result, name, step, exp, None, broken, broken_by)
             continue
         game.take_sights()
         snap: dict = {"step": step.index, "note": step.note, "log": []}
@@ -242,12 +244,12 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
         try:
             _do_step(game, name, step, snap, result, answered, referee, state)
         except ScenarioError as e:
-            broken = f"step {step.index + 1} could not be played: {e.message}"
+            broken, broken_by = f"step {step.index + 1} could not be played: {e.message}", e.clause
             result.errors.append(Diagnostic(e.pos, "error", f"scenario {sc.id}, {name}: {broken}",
                                             "scenario-step"))
             for exp in step.expect:
                 if exp.index not in answered:
-                    _row(result, name, step, exp, None, broken)
+                    _row(result, name, step, exp, None, broken, broken_by)
             continue
         for exp in step.expect:
             if exp.index in answered:
@@ -261,7 +263,7 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
                 why = f"step {step.index + 1}: the question could not be answered: {e.message}"
                 result.errors.append(Diagnostic(e.pos, "error", f"scenario {sc.id}, {name}: {why}",
                                                 "scenario-step"))
-                _row(result, name, step, exp, None, why)
+                _row(result, name, step, exp, None, why, e.clause)
         try:
             snap.update(game.snapshot())
             if rule_on(Why(game.rules), "referee.hidden-boards"):
@@ -269,7 +271,7 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
                 snap["stops"] = {u: r.value for u, r in sorted(referee.stops.items())}
             snap["sights"] = snap.get("sights", []) + [s.as_data() for s in game.take_sights()]
         except RulesetError as e:           # an engine parameter the rules do not declare
-            broken = f"step {step.index + 1} could not be drawn: {e}"
+            broken, broken_by = f"step {step.index + 1} could not be drawn: {e}", None
             result.errors.append(Diagnostic(sc.pos("rulesets"), "error", f"scenario {sc.id}, {name}: {broken}",
                                             "scenario-step"))
         snap["log"] = game.log[log_start:]
@@ -282,7 +284,7 @@ def _at(pos: Pos, call, *args):
         return call(*args)
     except (EngineError, MapError, ValueError) as e:
         clause = getattr(e, "clause", None)
-        raise ScenarioError(pos, f"{e} [{clause}]" if clause else str(e)) from None
+        raise ScenarioError(pos, f"{e} [{clause}]" if clause else str(e), clause) from None
 
 
 def _asked(game: Game, ask: Ask, referee: Referee | None = None,
@@ -463,14 +465,14 @@ def _ruling_of(why: Why | None) -> Ruling | None:
 
 
 def _row(result: ScenarioResult, name: str, step: Step, exp: Expectation, actual: Ruling | None,
-         why_not: str = "") -> None:
+         why_not: str = "", refused_by: str | None = None) -> None:
     ruling = exp.ruling(name)
     if ruling is None:
         return
     because = [str(c) for c in ruling.because]
     if actual is None:
         result.rulings.append(RulingRow(step.index, exp.question, name, ruling.value, None, because,
-                                        [], False, ruling.pos, why_not, exp.ask))
+                                        [], False, ruling.pos, why_not, exp.ask, refused_by))
         return
     value = actual.value
     ok = value == ruling.value and sorted(because) == actual.reasons
