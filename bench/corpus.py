@@ -7,7 +7,7 @@ Run from the top of a checkout:
 Copy 1 is the shipped data as it is. Every further copy ``k`` is written to its own
 folder ``OUT/copy-NNN/`` and holds the topic files, the topics, the notes and
 (unless ``--no-scenarios``) the scenarios again, with every topic id, clause id,
-note id and scenario id renamed (``spotting`` becomes ``spotting-k2``,
+note id, scenario id and comparison id renamed (``spotting`` becomes ``spotting-k2``,
 ``spotting.rule`` becomes ``spotting-k2.rule``); sources, parameters, glossary,
 footnotes and tables stay shared, as in one real harmony (a table's citation names one
 printed table, which every copy's marks print). Renaming is done on the text with
@@ -40,7 +40,8 @@ def _sections(path: Path) -> dict:
 
 def inventory(rules: Path) -> dict:
     """What the shipped data names, by kind: topic, clause, note and scenario ids."""
-    found = {"topic": set(), "clause": set(), "note": set(), "scenario": set(), "files": {}}
+    found = {"topic": set(), "clause": set(), "note": set(), "scenario": set(),
+             "comparison": set(), "files": {}}
     for p in sorted(rules.rglob("*.yaml")):
         data = _sections(p)
         kinds = set(data)
@@ -51,6 +52,8 @@ def inventory(rules: Path) -> dict:
             found["clause"].add(c["id"])
         for n in data.get("notes", []) or []:
             found["note"].add(n["id"])
+        for n in data.get("comparisons", []) or []:
+            found["comparison"].add(n["id"])
         if "scenario" in data:
             found["scenario"].add(data["scenario"]["id"])
     return found
@@ -68,7 +71,7 @@ def count_clauses(rules: Path) -> int:
 def _renamer(inv: dict, k: int):
     """A function renaming every id of copy ``k`` in a file's text.
 
-    Clause, note and scenario ids (they hold a '.' or a '-') are renamed wherever
+    Clause, note, scenario and comparison ids (they hold a '.' or a '-') are renamed wherever
     they are written as whole words, except as a key (a parameter may share a clause's
     name: ``params: {sequence.face-up: ...}``); topic ids (plain words such as ``spotting``, also
     common in prose) only as the value of a ``topic:`` key or the ``id:`` of a top-level item.
@@ -86,7 +89,7 @@ def _renamer(inv: dict, k: int):
     for c in inv["clause"]:
         topic, _, rest = c.partition(".")
         mapping[c] = (topic + suffix + "." + rest) if rest else c + suffix
-    for n in inv["note"] | inv["scenario"]:
+    for n in inv["note"] | inv["scenario"] | inv.get("comparison", set()):
         mapping[n] = n + suffix
     names = sorted(mapping, key=len, reverse=True)
     words = re.compile(r"(?<![\w.\-/])(" + "|".join(map(re.escape, names)) + r")(?![\w\-]|\.\w|:)")

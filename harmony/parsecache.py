@@ -48,8 +48,9 @@ MAX_ENTRIES = 20_000
 _FOLDER = "parsed"
 
 
-def folder() -> Path | None:
-    """Where entries live; None when caching is off.
+def folder(kind: str = _FOLDER) -> Path | None:
+    """Where entries of ``kind`` live (a sub-folder: ``parsed`` files, or another
+    cache's, such as :mod:`harmony.playcache`'s ``played`` scenarios); None when caching is off.
 
     >>> os.environ["HARMONY_CACHE"] = "off"
     >>> folder() is None
@@ -60,9 +61,9 @@ def folder() -> Path | None:
     if env is not None:
         if env.strip().lower() in ("", "0", "off", "no", "false"):
             return None
-        return Path(env) / _FOLDER
+        return Path(env) / kind
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "harmony" / _FOLDER
+    return Path(base) / "harmony" / kind
 
 
 _CODE: list[bytes] = []
@@ -96,14 +97,14 @@ def key(shown: str, data: bytes, size: int | None = None) -> str:
     return h.hexdigest()
 
 
-def _path(k: str) -> Path | None:
-    base = folder()
+def _path(k: str, kind: str = _FOLDER) -> Path | None:
+    base = folder(kind)
     return None if base is None else base / k[:2] / f"{k}.pickle"
 
 
-def get(k: str) -> Any:
+def get(k: str, kind: str = _FOLDER) -> Any:
     """The entry of key ``k``, or None."""
-    p = _path(k)
+    p = _path(k, kind)
     if p is None:
         return None
     try:
@@ -113,9 +114,9 @@ def get(k: str) -> Any:
         return None
 
 
-def put(k: str, value: Any) -> None:
+def put(k: str, value: Any, kind: str = _FOLDER) -> None:
     """Remember ``value`` under ``k`` (silently nothing if the cache cannot be written)."""
-    p = _path(k)
+    p = _path(k, kind)
     if p is None:
         return
     try:
@@ -131,12 +132,12 @@ def put(k: str, value: Any) -> None:
     except (OSError, pickle.PicklingError, RecursionError, TypeError, AttributeError):
         return      # only a cache: a read-only home changes nothing but speed
     if int(k[2:4], 16) == 0:     # now and then (1 write in 256), keep the cache bounded
-        prune()
+        prune(kind=kind)
 
 
-def prune(limit: int = MAX_ENTRIES) -> int:
-    """Remove the oldest entries beyond ``limit``; returns how many were removed."""
-    base = folder()
+def prune(limit: int = MAX_ENTRIES, kind: str = _FOLDER) -> int:
+    """Remove the oldest entries of ``kind`` beyond ``limit``; returns how many were removed."""
+    base = folder(kind)
     if base is None or not base.is_dir():
         return 0
     entries = []

@@ -43,6 +43,7 @@ from .diagnostics import Diagnostic, Pos, Report
 from .engine import EngineError, Game
 from .hexgrid import Hex, adjacent
 from .los import has_los
+from . import playcache
 from .model import Model, Scenario
 from .barriers import rule_on
 from .referee import Intent, OrderError, Referee
@@ -178,8 +179,27 @@ def played(model: Model, scenario_id: str) -> ScenarioResult:
     """
     cache = model.__dict__.setdefault("_played", {})
     if scenario_id not in cache:
-        cache[scenario_id] = run_scenario(model, scenario_id)
+        cache[scenario_id] = _remembered(model, scenario_id)
     return cache[scenario_id]
+
+
+def _remembered(model: Model, scenario_id: str) -> ScenarioResult:
+    """:func:`run_scenario`, or its result as a process played it before from the same
+    scenario text and the same resolved rulesets (:mod:`harmony.playcache`)."""
+    sc = model.scenarios.get(scenario_id)
+    names = sc.data.get("rulesets") if sc is not None and isinstance(sc.data, dict) else None
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return run_scenario(model, scenario_id)
+    try:
+        rulesets = [ruleset_for(model, n) for n in names]
+    except RulesetError:
+        return run_scenario(model, scenario_id)
+    k = playcache.key(sc, rulesets)
+    result = playcache.recall(k, sc)
+    if result is None:
+        result = run_scenario(model, scenario_id)
+        playcache.remember(k, result)
+    return result
 
 
 def run_scenario(model: Model, scenario_id: str, rulesets: list[str] | None = None) -> ScenarioResult:

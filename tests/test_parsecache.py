@@ -42,7 +42,7 @@ def test_a_new_process_parses_only_the_changed_file(cache, tmp_path, monkeypatch
     parsed = _parses(monkeypatch)
     _, first = check_path(rules)
     count = len(list(rules.rglob("*.yaml")))
-    assert len(parsed) == count and len(list(cache.rglob("*.pickle"))) == count
+    assert len(parsed) == count and len(list((cache / "parsed").rglob("*.pickle"))) == count
     _as_new_process(monkeypatch)
     parsed.clear()
     _, again = check_path(rules)

@@ -1,0 +1,116 @@
+"""Scenario results remembered on disk, keyed by everything that decides them.
+
+Playing every scenario under each of its rulesets is half of a warm ``harmony
+check`` at scale, and a new process (``harmony build`` after a one-clause edit)
+played them all again though hardly any had changed. A scenario's result
+depends only on:
+
+* the scenario file's text (its steps, units and map, and the positions of its
+  diagnostics) and the path it is shown as;
+* each ruleset it plays, as resolved from the rules: every parameter's value and the
+  cell and clause that set it (so an edit to a clause the scenario's rulings name, or
+  to any parameter, is a new key; an edit to prose no parameter reads is not);
+* harmony's own code and the versions that shape a parse
+  (:func:`harmony.parsecache.code_fingerprint`).
+
+The entry is the pickled :class:`harmony.scenario.ScenarioResult` with its
+``scenario`` left out (it is the model's own, put back on reading). Entries live in
+``played/`` beside the parse cache's ``parsed/`` (``HARMONY_CACHE``; ``off`` turns both off) and share its
+safety: written to a temporary file renamed into place, and an entry that cannot be
+read, or reads as anything else, is a miss.
+
+>>> import os, tempfile
+>>> from harmony.loader import load
+>>> from harmony.usage import default_rules_data
+>>> from harmony.ruleset import Ruleset
+>>> os.environ["HARMONY_CACHE"] = tempfile.mkdtemp()
+>>> m, _ = load(default_rules_data())
+>>> sc = m.scenarios["rev-figure-1"]
+>>> rev = [Ruleset.from_model(m, "REV")]
+>>> k = key(sc, rev)
+>>> k == key(sc, [Ruleset.from_model(m, "PB")]), k == key(sc, [Ruleset.from_model(m, "REV")])
+(False, True)
+>>> recall(k, sc) is None
+True
+>>> del os.environ["HARMONY_CACHE"]
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import pickle
+from typing import Any
+
+from . import parsecache
+from .loader import file_text
+from .model import Scenario
+from .ruleset import Ruleset
+
+_SCENARIO = "scenario"
+#: The cache sub-folder of these entries (beside the parse cache's ``parsed``).
+KIND = "played"
+
+
+def key(sc: Scenario, rulesets: list[Ruleset]) -> str | None:
+    """The key of ``sc`` played under ``rulesets``; None when its file's text is unknown
+    (a scenario built in memory is never remembered)."""
+    text = file_text(sc.file) if sc.file else ""
+    if not text:
+        return None
+    h = hashlib.sha256(b"scenario-result\0" + parsecache.code_fingerprint())
+    for part in (sc.file, sc.id, text):
+        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
+    for rs in rulesets:
+        h.update(repr((rs.name, rs.source, rs.options, rs.chain)).encode() + b"\0")
+        for name, s in sorted(rs.settings.items()):
+            h.update(repr((name, type(s.value).__name__, s.value, s.clause, s.source,
+                           s.origin, s.cell, s.unset)).encode() + b"\0")
+    return h.hexdigest()
+
+
+class _Pickler(pickle.Pickler):
+    """Pickles a result with its scenario as a reference (the model holds it)."""
+
+    def __init__(self, file: io.BytesIO, sc: Scenario):
+        super().__init__(file, protocol=pickle.HIGHEST_PROTOCOL)
+        self.sc = sc
+
+    def persistent_id(self, obj: Any) -> Any:
+        return _SCENARIO if obj is self.sc else None
+
+
+class _Unpickler(pickle.Unpickler):
+    def __init__(self, file: io.BytesIO, sc: Scenario):
+        super().__init__(file)
+        self.sc = sc
+
+    def persistent_load(self, pid: Any) -> Any:
+        if pid != _SCENARIO:
+            raise pickle.UnpicklingError(f"unknown reference {pid!r}")
+        return self.sc
+
+
+def remember(k: str | None, result: Any) -> None:
+    """Keep ``result`` (a ScenarioResult of its own ``scenario``) under ``k``."""
+    if k is None:
+        return
+    buf = io.BytesIO()
+    try:
+        _Pickler(buf, result.scenario).dump(result)
+    except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        return      # something unpicklable in a snapshot: play it again next time
+    parsecache.put(k, buf.getvalue(), KIND)
+
+
+def recall(k: str | None, sc: Scenario) -> Any:
+    """The result kept under ``k``, its scenario ``sc``; None on a miss."""
+    if k is None:
+        return None
+    data = parsecache.get(k, KIND)
+    if not isinstance(data, bytes):
+        return None
+    try:
+        result = _Unpickler(io.BytesIO(data), sc).load()
+    except Exception:   # written by another harmony or damaged: a miss, never an error
+        return None
+    return result if getattr(result, "scenario", None) is sc else None
