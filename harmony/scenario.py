@@ -187,7 +187,9 @@ def _remembered(model: Model, scenario_id: str) -> ScenarioResult:
     """:func:`run_scenario`, or its result as a process played it before from the same
     scenario text and the same resolved rulesets (:mod:`harmony.playcache`)."""
     sc = model.scenarios.get(scenario_id)
-    names = sc.data.get("rulesets") if sc is not None and isinstance(sc.data, dict) else None
+    if sc is None or not isinstance(sc.data, dict):
+        return run_scenario(model, scenario_id)
+    names = sc.data.get("rulesets")
     if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
         return run_scenario(model, scenario_id)
     try:
