@@ -632,3 +632,21 @@ def test_a_missing_output_folder_is_made_and_said(tmp_path, capsys):
     said = capsys.readouterr().out
     assert f"made folder {tmp_path / 'new'}" in said and f"made folder {out.parent}" in said
     assert out.exists()
+
+
+def test_a_card_key_follows_every_printed_value_and_nothing_else(model, tmp_path, monkeypatch):
+    """A card's fit key is made from its printed values (no HTML rendered for it): any
+    value that prints changes it; the cell it came from, which never prints, does not."""
+    from dataclasses import replace
+
+    from harmony.cards.collect import KeyNumber
+    fitmod = importlib.import_module("harmony.cards.fit")
+    monkeypatch.setenv("HARMONY_CACHE", str(tmp_path))
+    card = collect(model)[0]
+    key = fitmod._card_keys([card], "poker")[0]
+    assert fitmod._card_keys([replace(card, cell=None)], "poker")[0] == key
+    for name, value in (("title", card.title + "!"), ("ruleset_name", "Other"),
+                        ("keys", card.keys + [KeyNumber("n", "N", "1")]),
+                        ("status", "tournament"), ("option", "x")):
+        assert fitmod._card_keys([replace(card, **{name: value})], "poker")[0] != key, name
+    assert fitmod._card_keys([card], "tarot")[0] != key
