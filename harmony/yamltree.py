@@ -106,7 +106,8 @@ class Document:
         return node_pos(self.path, self.tree, path, key=key)
 
 
-def node_pos(file: str, tree: Any, path: tuple, key: bool = False) -> Pos:
+def node_pos(file: str, tree: Any, path: tuple, key: bool = False,
+             memo: dict | None = None) -> Pos:
     """Position of the value at ``path`` in ``tree`` (of its key with ``key=True``), or of
     the nearest enclosing node that has one.
 
@@ -114,13 +115,30 @@ def node_pos(file: str, tree: Any, path: tuple, key: bool = False) -> Pos:
     >>> tree = compose("sources:\\n  - key: PB\\n")
     >>> node_pos("x.yaml", tree, ("sources", 0, "key")), node_pos("x.yaml", tree, ("sources", 9))
     (Pos(path='x.yaml', line=2, col=10), Pos(path='x.yaml', line=2, col=3))
+
+    ``memo`` (a dict kept by the caller for one tree) remembers the walk to every parent, so
+    the positions of many values of one document (a scenario's steps) cost a step each:
+
+    >>> memo = {}
+    >>> [node_pos("x.yaml", tree, ("sources", 0, k), memo=memo) for k in ("key", "none")]
+    [Pos(path='x.yaml', line=2, col=10), Pos(path='x.yaml', line=2, col=5)]
     """
     node, line, col = tree, 0, 0
     lc = getattr(node, "lc", None)
     if lc is not None and lc.line is not None:
         line, col = lc.line, lc.col
     last = len(path) - 1
-    for i, step in enumerate(path):
+    start = 0
+    if memo is not None:
+        # the walk is the same down to the parent: start from the longest prefix walked before
+        for k in range(last, 0, -1):
+            hit = memo.get(path[:k])
+            if hit is not None:
+                node, line, col = hit
+                start = k
+                break
+    for i in range(start, last + 1):
+        step = path[i]
         lc = getattr(node, "lc", None)
         if lc is None:
             break
@@ -136,6 +154,8 @@ def node_pos(file: str, tree: Any, path: tuple, key: bool = False) -> Pos:
             node = node[step]
         except (KeyError, TypeError, AttributeError):
             break
+        if memo is not None and i < last:
+            memo[path[:i + 1]] = (node, line, col)
     return Pos(file, line + 1, col + 1)
 
 

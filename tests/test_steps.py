@@ -317,3 +317,35 @@ def test_play_stops_at_a_malformed_step_and_says_so_once():
     assert [r.ruleset for r in result.rulings] == ["PB", "REV"]
     assert all(not r.ok and r.detail == "step 2 is malformed" for r in result.rulings)
     assert [s["step"] for s in result.snapshots["PB"]] == [0]
+
+
+def test_positions_walked_with_a_memo_are_the_positions_walked_afresh():
+    """The steps reader remembers the walk to each parent (``node_pos``'s ``memo``): in any
+    order, for every value, key and missing step of every shipped scenario, the position
+    is the one a fresh walk from the top gives."""
+    import random
+
+    from harmony.yamltree import node_pos
+    model, _ = load(RULES)
+
+    def paths(node, prefix=()):
+        yield prefix
+        yield prefix + ("no-such-key",)
+        yield prefix + (99,)
+        if isinstance(node, dict):
+            for k, v in node.items():
+                yield from paths(v, prefix + (k,))
+        elif isinstance(node, list):
+            for i, v in enumerate(node):
+                yield from paths(v, prefix + (i,))
+
+    rng = random.Random(7)
+    checked = 0
+    for sc in model.scenarios.values():
+        every = [(p, key) for p in paths(sc.node) for key in (False, True)]
+        rng.shuffle(every)
+        memo: dict = {}
+        for p, key in every:
+            assert node_pos(sc.file, sc.node, p, key, memo) == node_pos(sc.file, sc.node, p, key), p
+            checked += 1
+    assert checked > 10_000
