@@ -2,7 +2,7 @@
 
 Run from the top of a checkout:
 
-    python3 bench/run.py [--repeats 3] [--rows build,check,edit,cards,scenario]
+    python3 bench/run.py [--repeats 3] [--rows build,check,edit,cards,scenario,los]
                          [--sizes 500,2000,10000] [--units 1000,2000,7000]
                          [--tree DIR] [--out bench/RESULTS-run.md]
 
@@ -25,7 +25,9 @@ one when warm. The rows:
 * ``cards``: ``harmony cards --rules REV`` of 540 cards, fit cache cold and warm,
   against WeasyPrint printing the same HTML;
 * ``scenario``: the CPU time of playing one scenario of ``--units`` units under five
-  rulesets (measured inside the process, around ``run_scenario``), per unit.
+  rulesets (measured inside the process, around ``run_scenario``), per unit;
+* ``los``: ``bench/los.py`` on both of its maps (every pair of 1,000 hexes against a
+  naive walk, and against an exact reference).
 
 A benchmark, never a test: nothing asserts a time. Results are printed as a
 Markdown table and written to ``--out``.
@@ -234,6 +236,21 @@ class Bench:
             print(f"scenario {n} units: {line}", flush=True)
             self.rows.append({"name": f"scenario of {n} units, 5 rulesets", "text": line})
 
+    def row_los(self):
+        self.commands.append("python3 bench/los.py --layout clustered|scattered --repeats R "
+                             "(CPU, interleaved inside the process)")
+        for layout in ("clustered", "scattered"):
+            out = subprocess.run([PY, str(HERE / "los.py"), "--layout", layout,
+                                  "--repeats", str(self.args.repeats)],
+                                 env=env_for(self.tree, None), capture_output=True, text=True,
+                                 cwd=RUN_IN)
+            text = out.stdout.strip() or out.stderr[-300:]
+            print(f"line of sight, {layout}:\n{text}", flush=True)
+            lines = text.splitlines()
+            summary = "; ".join(" ".join(line.split()) for line in lines[1:])
+            self.rows.append({"name": f"line of sight, all pairs, {layout} map",
+                              "text": summary or text})
+
     # ---------------------------------------------------------------- report
     def report(self) -> str:
         load1, load5, load15 = os.getloadavg()
@@ -258,7 +275,7 @@ class Bench:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--repeats", type=int, default=3)
-    ap.add_argument("--rows", default="build,check,edit,cards,scenario")
+    ap.add_argument("--rows", default="build,check,edit,cards,scenario,los")
     ap.add_argument("--sizes", default="500,2000,10000",
                     type=lambda s: [int(x) for x in s.split(",")])
     ap.add_argument("--cold-max", type=int, default=2000,
