@@ -132,7 +132,7 @@ def test_rulebook_tables_render_on_the_topic_pages_that_cite_them(site, model):
     assert "A wound becomes Reduced 1 to 9 wounded stunned Full effect 10 incapacitated wounded" \
         in shown("cp-body-armour-die")
     assert shown("cp-body-armour-die").endswith(", 7.9.1")
-    assert "Places (places) Beyond capacity counted after" in shown("cp-soft-skinned-count")
+    assert "How many (places) Beyond capacity counted after" in shown("cp-soft-skinned-count")
     cavalry = " ".join(text_of(site.out / "topics" / "cp-cavalry.html").split()).replace(" ,", ",")
     assert "On 1 to 7 the horse is hit; on 8 to 10, the rider." in cavalry
 
