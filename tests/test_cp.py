@@ -188,10 +188,16 @@ def test_a_table_without_a_number_cannot_cite_a_table_number(data):
 
 
 def test_a_mark_of_a_section_table_asks_for_its_section(data):
-    edit(data, "combat-patrol-cavalry.yaml", "cite: {source: CP, section: '7.10.2'}\n        option: cavalry\n        card:\n          title: Horse or rider",
-         "cite: {source: CP, section: '7.10'}\n        option: cavalry\n        card:\n          title: Horse or rider")
+    name = "combat-patrol-cavalry.yaml"
+    text = (data / name).read_text(encoding="utf-8")
+    shot_at = text.index("id: cp-cavalry.shot-at")
+    cite = text.index("cite: {source: CP, section: '7.10.2'}", shot_at)
+    assert cite < text.index("- id:", shot_at)           # the shot-at cell's own citation
+    (data / name).write_text(text[:cite] + "cite: {source: CP, section: '7.10'}"
+                             + text[cite + len("cite: {source: CP, section: '7.10.2'}"):], encoding="utf-8")
     hits = [f[4] for f in found(data) if f[3] == "table-mark"]
-    assert hits and all("add {source: CP, section: '7.10.2'} to its cite" in m for m in hits)
+    assert len(hits) == 2    # the text and the card (two marks each, one position per field)
+    assert all("add {source: CP, section: '7.10.2'} to its cite" in m for m in hits)
 
 
 def test_prose_that_drifts_from_a_section_table_is_an_error(data):
