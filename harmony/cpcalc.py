@@ -195,7 +195,8 @@ class CombatPatrol:
             raise ValueError(f"the die icon shows {faces[0]} to {faces[-1]}, not {die!r}")
         t = self.stated(table_id)
         for row_id, row in zip(t.row_ids(), t.rows):
-            if row["die"]["min"] <= die <= row["die"]["max"]:
+            span = row.get("die")
+            if isinstance(span, dict) and span["min"] <= die <= span["max"]:
                 return row_id, row
         raise LookupError(f"table {table_id!r} has no row for a die of {die}")
 
