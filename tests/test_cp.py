@@ -163,9 +163,10 @@ def test_tables_the_booklet_states_in_prose_have_no_number_and_cite_their_sectio
 def test_the_prose_numbers_are_the_source_s(model):
     """The three numbers the section text states, read against the booklet itself."""
     text = " ".join(SEED.read_text(encoding="utf-8", errors="replace").split())
-    assert "On a “roll” of 1 through 7, the horse is hit" in text
-    assert "a jeep capable of carrying four occupants would only count to five" in text
-    assert "If the penetration “die roll” was a ten, the effect of the hit is NOT reduced" in text
+    # short fragments only: copycheck refuses ten words of the source in a row
+    assert "1 through 7, the horse is hit" in text
+    assert "four occupants would only count to five" in text
+    assert "“die roll” was a ten, the effect" in text
     armour = model.tables["cp-body-armour-die"]
     assert [(r["die"], r["incapacitated"], r["wounded"]) for r in armour.rows] == [
         ({"min": 1, "max": 9}, "wounded", "stunned"), ({"min": 10, "max": 10}, "incapacitated", "wounded")]
