@@ -1,15 +1,15 @@
 """The Combat Patrol calculator: exact answers from Tables 5 to 10 and clause parameters.
 
 Everything it knows it reads from the loaded model's tables of
-``rules_data/combat-patrol-tables.yaml`` (by source and number), except the
-few numbers of the booklet's prose that no table holds: the ten-sided die of
-an action card and the roll of 10 that keeps a hit's full effect (7.9.1), the
-one place counted beyond a soft-skinned vehicle's capacity (7.7) and the
-highest die that hits a rider's horse (7.10.2), kept here as
-:data:`DIE_FACES`, :data:`FULL_EFFECT_ROLL`, :data:`EXTRA_PLACES` and
-:data:`HORSE_HIGHEST`. (A clause
-parameter would make CP a ruleset the PanzerBlitz engine plays, which it is
-not.) Chances are :class:`fractions.Fraction`, never floats.
+``rules_data/combat-patrol-tables.yaml``: Tables 5 to 10 by their booklet number,
+and by id the tables the booklet states in a section's prose (they have no number):
+the body armour die and the results it softens (7.9.1, :data:`ARMOUR_DIE`), the
+places counted beyond a soft-skinned vehicle's capacity (7.7,
+:data:`SOFT_SKINNED`) and the die rolls that hit a rider's horse (7.10.2,
+:data:`HORSE`). A ten-sided die icon's faces are the span of a table's ``die``
+ranges, so no rule number is kept here. (A clause parameter would make CP a
+ruleset the PanzerBlitz engine plays, which it is not.) Chances are
+:class:`fractions.Fraction`, never floats.
 
 >>> from pathlib import Path
 >>> from harmony.loader import load
@@ -42,18 +42,15 @@ from .model import Clause, Model, Table
 from .rulings import Ruling
 
 SOURCE = "CP"
-#: The ten-sided die icon of an action card, read for a body armour check (7.9.1).
-DIE_FACES = 10
-#: The die result that keeps a penetrating hit's full effect through body armour (7.9.1).
-FULL_EFFECT_ROLL = 10
-#: Places of Figure 7-1 counted beyond a soft-skinned vehicle's troop capacity (7.7: the
-#: booklet's jeep for four counts five places).
-EXTRA_PLACES = 1
-#: The highest ten-sided die icon on which a hit on a mounted figure strikes the horse (7.10.2).
-HORSE_HIGHEST = 7
-#: A hit's effects on a figure, mildest first (the core game's outcomes); body armour
-#: steps a penetrating hit one place down this scale.
-EFFECTS = ("stunned", "wounded", "incapacitated")
+#: The table (7.9.1) of what a penetrating round does through body armour, by the
+#: penetration die: its ``die`` ranges span the die's faces; a column per hit result
+#: says what that result becomes (a result with no column is not softened).
+ARMOUR_DIE = "cp-body-armour-die"
+#: The table (7.7) of the places of Figure 7-1 counted beyond a soft-skinned vehicle's
+#: troop capacity.
+SOFT_SKINNED = "cp-soft-skinned-count"
+#: The table (7.10.2) of which of horse and rider a hit on a mounted figure strikes, by die.
+HORSE = "cp-horse-or-rider"
 
 
 class Bands(NamedTuple):
@@ -142,10 +139,66 @@ class CombatPatrol:
         self.model = model
 
     def table(self, number: str) -> Table:
+        """A numbered table of the booklet (Tables 5 to 10)."""
         t = self.model.table(SOURCE, str(number))
         if t is None:
             raise LookupError(f"the rules define no {SOURCE} Table {number}")
         return t
+
+    def stated(self, table_id: str) -> Table:
+        """A table the booklet states in a section's prose, by its id.
+
+        >>> from harmony.loader import load
+        >>> from pathlib import Path
+        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp.stated(HORSE).cite.section
+        '7.10.2'
+        >>> cp.stated("cp-morale")
+        Traceback (most recent call last):
+        LookupError: the rules define no CP table 'cp-morale'
+        """
+        t = self.model.tables.get(table_id)
+        if t is None or t.source != SOURCE:
+            raise LookupError(f"the rules define no {SOURCE} table {table_id!r}")
+        return t
+
+    def faces(self, table_id: str) -> range:
+        """The faces of the ten-sided die icon a table reads: the span of its ``die`` ranges.
+
+        >>> from harmony.loader import load
+        >>> from pathlib import Path
+        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp.faces(HORSE), cp.faces(ARMOUR_DIE)
+        (range(1, 11), range(1, 11))
+        """
+        t = self.stated(table_id)
+        ends = [(r["die"].get("min"), r["die"].get("max")) for r in t.rows
+                if isinstance(r.get("die"), dict)]
+        if not ends or any(lo is None or hi is None for lo, hi in ends):
+            raise LookupError(f"table {table_id!r} needs closed die ranges in every row")
+        return range(min(lo for lo, _ in ends), max(hi for _, hi in ends) + 1)
+
+    def die_row(self, table_id: str, die: int) -> tuple[str, dict]:
+        """The row (its id, its cells) of a table whose ``die`` range holds ``die``.
+
+        >>> from harmony.loader import load
+        >>> from pathlib import Path
+        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp.die_row(ARMOUR_DIE, 10)[0], cp.die_row(ARMOUR_DIE, 9)[0]
+        ('full-effect', 'reduced')
+        >>> cp.die_row(HORSE, 0)
+        Traceback (most recent call last):
+        ValueError: the die icon shows 1 to 10, not 0
+        """
+        faces = self.faces(table_id)
+        if not isinstance(die, int) or isinstance(die, bool) or die not in faces:
+            raise ValueError(f"the die icon shows {faces[0]} to {faces[-1]}, not {die!r}")
+        t = self.stated(table_id)
+        for row_id, row in zip(t.row_ids(), t.rows):
+            span = row.get("die")
+            if isinstance(span, dict) and span["min"] <= die <= span["max"]:
+                return row_id, row
+        raise LookupError(f"table {table_id!r} has no row for a die of {die}")
 
     def reasons(self, places: tuple[Place, ...]) -> list[str]:
         """The ids of the clauses deciding ``places``, sorted; a place no clause cites is an
@@ -208,25 +261,31 @@ class CombatPatrol:
         >>> cp.penetration_chance(1, 10), cp.penetration_chance(3, 2), cp.penetration_chance(0, 1)
         (Fraction(1, 10), Fraction(1, 1), Fraction(9, 10))
         """
-        wins = sum(1 for d in range(1, DIE_FACES + 1) if penetration + d > protection)
-        return Fraction(wins, DIE_FACES)
+        faces = self.faces(ARMOUR_DIE)
+        return Fraction(sum(1 for d in faces if penetration + d > protection), len(faces))
 
     def armour_effect(self, effect: str, die: int, penetration: int, protection: int) -> str | None:
         """What a hit does through body armour on this die: None when the armour stops it
-        (the wearer is then stunned), the effect itself on the full-effect roll, else one step
-        milder (a stun stays a stun).
+        (the wearer is then stunned), else what the body armour table's row for the die
+        makes of the effect (a result it has no column for, a stun, stays as it is).
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
         >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
         >>> [cp.armour_effect("incapacitated", d, 1, 5) for d in (4, 5, 9, 10)]
         [None, 'wounded', 'wounded', 'incapacitated']
+        >>> cp.armour_effect("killed", 7, 1, 5)
+        Traceback (most recent call last):
+        ValueError: a hit's effect is one of incapacitated, stunned, wounded, not 'killed'
         """
+        t = self.stated(ARMOUR_DIE)
+        _, row = self.die_row(ARMOUR_DIE, die)
+        known = sorted({v for c in t.columns if c.type == "enum" for v in c.values or []})
+        if effect not in known:
+            raise ValueError(f"a hit's effect is one of {', '.join(known)}, not {effect!r}")
         if penetration + die <= protection:
             return None
-        if die == FULL_EFFECT_ROLL:
-            return effect
-        return EFFECTS[max(0, EFFECTS.index(effect) - 1)]
+        return row[effect] if t.column(effect) is not None else effect
 
     def penetration_band(self, penetration: int) -> dict:
         """The row of Table 5 for a weapon's penetration value."""
@@ -264,7 +323,8 @@ class CombatPatrol:
     # ------------------------------------------------------------ soft-skinned vehicles (7.7)
     def soft_skinned_places(self, capacity: int) -> int:
         """How many places of Figure 7-1 small-arms hits on a soft-skinned vehicle are spread
-        over: its troop capacity plus :data:`EXTRA_PLACES`, however many ride in it.
+        over: its troop capacity plus the places :data:`SOFT_SKINNED` counts beyond it,
+        however many ride in it.
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
@@ -277,7 +337,7 @@ class CombatPatrol:
         """
         if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 0:
             raise ValueError(f"a troop capacity is a whole number of 0 or more, not {capacity!r}")
-        return capacity + EXTRA_PLACES
+        return capacity + self.stated(SOFT_SKINNED).value("beyond-capacity", "places")
 
     def soft_skinned_place(self, capacity: int, hit: int) -> int:
         """The place (counted from 1) that the ``hit``-th hit lands on: the count starts over
@@ -296,7 +356,7 @@ class CombatPatrol:
     # ------------------------------------------------------------ cavalry (7.10)
     def horse_or_rider(self, die: int) -> str:
         """Which of the two a hit on a mounted figure strikes, by the card's ten-sided die icon:
-        the horse up to :data:`HORSE_HIGHEST`, the rider above.
+        the row of :data:`HORSE` whose die range holds it.
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
@@ -307,9 +367,7 @@ class CombatPatrol:
         Traceback (most recent call last):
         ValueError: the die icon shows 1 to 10, not 11
         """
-        if not isinstance(die, int) or isinstance(die, bool) or not 1 <= die <= DIE_FACES:
-            raise ValueError(f"the die icon shows 1 to {DIE_FACES}, not {die!r}")
-        return "horse" if die <= HORSE_HIGHEST else "rider"
+        return self.die_row(HORSE, die)[0]
 
     def horse_hit_chance(self) -> Fraction:
         """The chance that a hit on a mounted figure strikes the horse, exactly.
@@ -319,8 +377,8 @@ class CombatPatrol:
         >>> CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0]).horse_hit_chance()
         Fraction(7, 10)
         """
-        return Fraction(sum(1 for d in range(1, DIE_FACES + 1) if self.horse_or_rider(d) == "horse"),
-                        DIE_FACES)
+        faces = self.faces(HORSE)
+        return Fraction(sum(1 for d in faces if self.horse_or_rider(d) == "horse"), len(faces))
 
     # ------------------------------------------------------------ night (7.11)
     def night_distance(self, vision: str, moon: str) -> int:

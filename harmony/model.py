@@ -254,7 +254,8 @@ class Note(Located):
 
 #: Units a table column may carry: (singular, plural), as printed after a value.
 UNITS = {"inches": ("inch", "inches"), "shifts": ("shift", "shifts"),
-         "reshuffles": ("reshuffle", "reshuffles"), "hits": ("hit", "hits")}
+         "reshuffles": ("reshuffle", "reshuffles"), "hits": ("hit", "hits"),
+         "places": ("place", "places")}
 
 
 @dataclass
@@ -274,6 +275,9 @@ class Table(Located):
     A cell is an ``int``, text, a bool, ``None`` (left empty) or, in a ``range``
     column, ``{"min": ..., "max": ...}`` with ``None`` for an open end.
 
+    A table the rulebook states in a section's prose, not as a numbered table, has no
+    ``number``: its ``label`` is then its title, and its ``cite`` names the section.
+
     >>> t = Table(id="t", number="8", title="Bands", columns=[
     ...     TableColumn(id="spotter", type="key"), TableColumn(id="long", type="int", unit="inches")],
     ...     rows=[{"spotter": "dismounted", "long": 80}])
@@ -283,6 +287,8 @@ class Table(Located):
     Traceback (most recent call last):
     ...
     KeyError: "table 't' has no row 'mounted' (its rows: dismounted)"
+    >>> Table(id="h", title="Horse or rider", cite=Citation(source="CP", section="7.10.2")).label
+    'Horse or rider'
     """
 
     id: str = ""
@@ -297,7 +303,30 @@ class Table(Located):
 
     @property
     def label(self) -> str:
-        return f"Table {self.number}"
+        """``Table 8`` for a numbered table, else its title."""
+        return f"Table {self.number}" if self.number else self.title
+
+    @property
+    def caption(self) -> str:
+        """The heading a reader sees: ``Table 8: Spotting range bands``, or the title alone."""
+        return f"{self.label}: {self.title}" if self.number else self.title
+
+    def cited_by(self, cite: Citation) -> bool:
+        """True when ``cite`` names this table: by its number, or, for a table with no
+        number, by the section it is stated in (a citation naming no table).
+
+        >>> t = Table(source="CP", title="Horse", cite=Citation(source="CP", section="7.10.2"))
+        >>> t.cited_by(Citation(source="CP", section="7.10.2")), t.cited_by(Citation(source="CP", section="7.10"))
+        (True, False)
+        >>> t.cited_by(Citation(source="CP", section="7.10.2", table="5"))
+        False
+        """
+        if cite.source != self.source:
+            return False
+        if self.number:
+            return str(cite.table or "") == self.number
+        return (not cite.table and self.cite is not None and bool(cite.section)
+                and cite.section == self.cite.section)
 
     @property
     def key(self) -> str | None:
@@ -458,9 +487,19 @@ class Model:
         return None
 
     def table(self, source: str, number: str) -> Table | None:
-        """The table a citation names: ``model.table("CP", "6")``."""
+        """A numbered table: ``model.table("CP", "6")`` (a table with no number is found
+        by its id, ``model.tables[id]``, or by a citation of its section, :meth:`cited_tables`)."""
         return next((t for t in self.tables.values()
-                     if t.source == source and t.number == str(number)), None)
+                     if t.number and t.source == source and t.number == str(number)), None)
+
+    def cited_tables(self, cites: list[Citation]) -> list[Table]:
+        """The tables some citations name (:meth:`Table.cited_by`), in order of first citation."""
+        out: dict[str, Table] = {}
+        for c in cites:
+            for t in self.tables.values():
+                if t.cited_by(c):
+                    out.setdefault(t.id, t)
+        return list(out.values())
 
     def cell(self, ref: str) -> Cell | None:
         """A cell by ``clause-id@SOURCE``."""

@@ -6,15 +6,17 @@ number columns carry a unit; every row fills every column that is not
 ``optional`` and no other, with a value of the column's type (a whole number,
 text, true or false, one of the enum's values, or a ``{min, max}`` range);
 key cells are unique; the table's source exists and its citation names that
-source and the table's number.
+source and the table's number, or, for a table the rules state in a section's
+prose (no ``number``), that section and no table.
 
 ``table-mark`` (error): a ``{{ table:ID/ROW/COLUMN }}`` mark in a cell's
 text, note or card names a table, row and column that exist, and the cell
-cites that table (``cite: {source: CP, table: '6'}``).
+cites that table (``cite: {source: CP, table: '6'}``; a table with no number
+is cited by its section, ``cite: {source: CP, section: '7.10.2'}``).
 
 ``table-number`` (error), ``table-number-literal`` (warning): in the text
 or card of a cell that cites a table (notes may tell worked cases), a number written with one of the tables' units
-(``24 inches``, ``two shifts``, ``3 reshuffles``) is a value of a column in
+(``24 inches``, ``two shifts``, ``3 reshuffles``, ``one place``) is a value of a column in
 that unit of a cited table, or the prose has drifted from the table; and
 even when it is, the mark prints it from the table and cannot drift.
 
@@ -90,11 +92,7 @@ def _table(model: Model, report: Report, table: Table) -> None:
     if table.source not in model.sources and not report.was_left_out(table.source):
         report.error(table.pos("source"), f"table '{table.id}' names unknown source "
                      f"'{table.source}'", "table-source")
-    cite = table.cite
-    if cite is not None and (cite.source != table.source or str(cite.table) != table.number):
-        report.error(table.pos("cite"), f"table '{table.id}' is {table.source} "
-                     f"{table.label}, but its citation names {cite.source} table "
-                     f"{cite.table or '(none)'}: cite the table itself", "table-cite")
+    _citation(report, table)
     seen: set[str] = set()
     for i, col in enumerate(table.columns):
         if col.id in seen:
@@ -138,13 +136,28 @@ def _table(model: Model, report: Report, table: Table) -> None:
             key_seen.setdefault(k, r)
 
 
+def _citation(report: Report, table: Table) -> None:
+    """A numbered table cites its source and number; one with no number (a table the
+    rules state in a section's prose) cites its source and that section, and no table."""
+    cite = table.cite
+    if cite is None:
+        return   # the schema requires it
+    if table.number:
+        if cite.source != table.source or str(cite.table) != table.number:
+            report.error(table.pos("cite"), f"table '{table.id}' is {table.source} "
+                         f"{table.label}, but its citation names {cite.source} table "
+                         f"{cite.table or '(none)'}: cite the table itself", "table-cite")
+    elif cite.source != table.source or not cite.section or cite.table:
+        said = (f"names {cite.source} table {cite.table}" if cite.table
+                else f"names {cite.source} and no section" if not cite.section
+                else f"names source {cite.source}")
+        report.error(table.pos("cite"), f"table '{table.id}' has no number in "
+                     f"{table.source}, and its citation {said}: cite the {table.source} "
+                     "section whose text states it (or give the table its number)", "table-cite")
+
+
 def _cited_tables(model: Model, cell: Cell) -> list[Table]:
-    out = []
-    for c in cell.cites:
-        t = model.table(c.source, c.table) if c.table else None
-        if t is not None and t not in out:
-            out.append(t)
-    return out
+    return model.cited_tables(cell.cites)
 
 
 def _texts(cell: Cell, notes: bool = True):
@@ -215,6 +228,8 @@ def _mark(model, report, cell, path, text, m, cited) -> None:
                      "table-mark")
         return
     if table not in cited:
+        wanted = (f"table: '{table.number}'" if table.number
+                  else f"section: '{table.cite.section if table.cite else '?'}'")
         report.error(pos, f"{where(cell)}: mark prints a cell of {table.source} {table.label} "
-                     f"but the cell does not cite it: add {{source: {table.source}, table: "
-                     f"'{table.number}'}} to its cite", "table-mark")
+                     f"but the cell does not cite it: add {{source: {table.source}, {wanted}}} "
+                     "to its cite", "table-mark")

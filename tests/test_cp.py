@@ -4,6 +4,7 @@ The checks are exercised on a copy of the shipped rules_data with one thing brok
 looking for the diagnostic at the right line.
 """
 import json
+import re
 from fractions import Fraction
 from pathlib import Path
 
@@ -13,7 +14,7 @@ from harmony.check import check_path
 from harmony.cpcalc import CombatPatrol
 from harmony.loader import load
 from harmony.markup import plain_text
-from editing import edit, line_of
+from editing import clean_model, edit, line_of
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rules_data"
@@ -42,7 +43,7 @@ def found(folder: Path):
 # ------------------------------------------------------------------ the model
 
 def test_tables_five_to_ten_are_loaded_with_every_value(model):
-    assert sorted(int(t.number) for t in model.tables.values() if t.source == "CP") == \
+    assert sorted(int(t.number) for t in model.tables.values() if t.source == "CP" and t.number) == \
         [5, 6, 7, 8, 9, 10]
     six = model.table("CP", "6")
     assert [[six.value(v, m) for m in ("no-moon", "half-moon", "full-moon")]
@@ -147,6 +148,70 @@ def test_a_mark_must_resolve_and_its_table_be_cited(data):
     assert any("does not cite it" in m for m in hits)
 
 
+def test_tables_the_booklet_states_in_prose_have_no_number_and_cite_their_section(model):
+    stated = {t.id: t for t in model.tables.values() if t.source == "CP" and not t.number}
+    assert {i: t.cite.section for i, t in stated.items()} == {
+        "cp-soft-skinned-count": "7.7", "cp-body-armour-die": "7.9.1", "cp-horse-or-rider": "7.10.2"}
+    horse = stated["cp-horse-or-rider"]
+    assert horse.label == horse.title and horse.caption == horse.title
+    assert [horse.shown(r, "die") for r in horse.row_ids()] == ["1 to 7", "8 to 10"]
+    assert model.table("CP", "") is None      # found by id or by its section, never by number
+    cell = model.clauses["cp-cavalry.shot-at"].cells["CP"]
+    assert model.cited_tables(cell.cites) == [horse]
+
+
+def test_the_prose_numbers_are_the_source_s(model):
+    """The three numbers the section text states, read against the booklet itself."""
+    text = " ".join(SEED.read_text(encoding="utf-8", errors="replace").split())
+    # short fragments only: copycheck refuses ten words of the source in a row
+    assert "1 through 7, the horse is hit" in text
+    assert "four occupants would only count to five" in text
+    assert "“die roll” was a ten, the effect" in text
+    armour = model.tables["cp-body-armour-die"]
+    assert [(r["die"], r["incapacitated"], r["wounded"]) for r in armour.rows] == [
+        ({"min": 1, "max": 9}, "wounded", "stunned"), ({"min": 10, "max": 10}, "incapacitated", "wounded")]
+    assert model.tables["cp-soft-skinned-count"].value("beyond-capacity", "places") == 1
+
+
+def test_a_table_without_a_number_must_cite_a_section(data):
+    edit(data, TABLES, "cite: {source: CP, section: '7.10.2'}", "cite: {source: CP, figure: '7-1'}")
+    line = line_of(data, TABLES, "cite: {source: CP, figure: '7-1'}")
+    hits = [f for f in found(data) if f[3] == "table-cite"]
+    assert [(f[0], f[1]) for f in hits] == [(TABLES, line)]
+    assert "'cp-horse-or-rider' has no number" in hits[0][4] and "no section" in hits[0][4]
+
+
+def test_a_table_without_a_number_cannot_cite_a_table_number(data):
+    edit(data, TABLES, "cite: {source: CP, section: '7.10.2'}",
+         "cite: {source: CP, section: '7.10.2', table: '11'}")
+    hits = [f[4] for f in found(data) if f[3] == "table-cite"]
+    assert len(hits) == 1 and "names CP table 11" in hits[0]
+
+
+def test_a_mark_of_a_section_table_asks_for_its_section(data):
+    name = "combat-patrol-cavalry.yaml"
+    text = (data / name).read_text(encoding="utf-8")
+    shot_at = text.index("id: cp-cavalry.shot-at")
+    cite = text.index("cite: {source: CP, section: '7.10.2'}", shot_at)
+    assert cite < text.index("- id:", shot_at)           # the shot-at cell's own citation
+    (data / name).write_text(text[:cite] + "cite: {source: CP, section: '7.10'}"
+                             + text[cite + len("cite: {source: CP, section: '7.10.2'}"):], encoding="utf-8")
+    hits = [f[4] for f in found(data) if f[3] == "table-mark"]
+    assert len(hits) == 2    # the text and the card (two marks each, one position per field)
+    assert all("add {source: CP, section: '7.10.2'} to its cite" in m for m in hits)
+
+
+def test_prose_that_drifts_from_a_section_table_is_an_error(data):
+    name = "combat-patrol-vehicles.yaml"
+    text = (data / name).read_text(encoding="utf-8")
+    mark = re.compile(r"\{\{\s*table:cp-soft-skinned-count/beyond-capacity/places\s*\}\}")
+    assert len(mark.findall(text)) == 2        # text and card
+    (data / name).write_text(mark.sub("two places", text, count=1), encoding="utf-8")
+    hits = [f for f in found(data) if f[3].startswith("table-number")]
+    assert [(f[0], f[1], f[2]) for f in hits] == [(name, line_of(data, name, "two places"), "error")]
+    assert "'two places'" in hits[0][4]
+
+
 # ------------------------------------------------------------------ the calculator
 
 def test_penetration_chances_are_exact_fractions(model):
@@ -163,6 +228,37 @@ def test_the_calculator_reads_the_tables_not_its_own_numbers(data):
     cp = CombatPatrol(m)
     assert cp.spotting_bands("dismounted", ("naked-eye", "full-moon")) == (7, 14, 28)
     assert cp.night_distance("naked-eye", "full-moon") == 28
+
+
+def test_the_horse_table_decides_the_horse_s_chance(data):
+    edit(data, TABLES, "- {struck: horse, die: {min: 1, max: 7}}", "- {struck: horse, die: {min: 1, max: 6}}")
+    edit(data, TABLES, "- {struck: rider, die: {min: 8, max: 10}}", "- {struck: rider, die: {min: 7, max: 10}}")
+    cp = CombatPatrol(clean_model(data))
+    assert cp.horse_hit_chance() == Fraction(6, 10)
+    assert [cp.horse_or_rider(d) for d in (6, 7)] == ["horse", "rider"]
+
+
+def test_the_die_s_faces_and_the_softened_results_come_from_the_armour_table(data):
+    edit(data, TABLES, "- {result: reduced, die: {min: 1, max: 9}, incapacitated: wounded,",
+         "- {result: reduced, die: {min: 1, max: 11}, incapacitated: stunned,")
+    edit(data, TABLES, "- {result: full-effect, die: {min: 10, max: 10}",
+         "- {result: full-effect, die: {min: 12, max: 12}")
+    cp = CombatPatrol(clean_model(data))
+    assert cp.penetration_chance(1, 5) == Fraction(8, 12)
+    assert cp.armour_effect("incapacitated", 10, 1, 5) == "stunned"
+    assert cp.armour_effect("incapacitated", 12, 1, 5) == "incapacitated"
+
+
+def test_the_soft_skinned_count_comes_from_its_table(data):
+    edit(data, TABLES, "many ride aboard', places: 1}", "many ride aboard', places: 2}")
+    assert CombatPatrol(clean_model(data)).soft_skinned_places(4) == 6
+
+
+def test_a_die_no_row_holds_is_named(data):
+    edit(data, TABLES, "- {struck: horse, die: {min: 1, max: 7}}", "- {struck: horse, die: {min: 1, max: 6}}")
+    cp = CombatPatrol(clean_model(data))
+    with pytest.raises(LookupError, match="no row for a die of 7"):
+        cp.horse_or_rider(7)
 
 
 def test_unknown_rows_are_named(model):

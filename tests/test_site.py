@@ -111,6 +111,32 @@ def test_topic_table_is_accessible_markup(site, model):
     assert 'class="hm-chooser"' in page and 'type="checkbox"' in page
 
 
+def test_rulebook_tables_render_on_the_topic_pages_that_cite_them(site, model):
+    """A numbered table is captioned with its number; a table the rules state in a section's
+    text has no number and is captioned with its title, cited to its section."""
+    def shown(tid: str) -> str:
+        """The words of a table's box on its topic page, with its notes and citation."""
+        clause = next(c for c in model.clauses.values() for cell in c.cells.values()
+                      if model.tables[tid] in model.cited_tables(cell.cites))
+        body = (site.out / "topics" / f"{clause.topic}.html").read_text("utf-8")
+        start = body.index(f'id="table-{tid}"')
+        start = body.index(">", start) + 1
+        return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", body[start: body.index("</section>", start)])).split())
+
+    assert shown("cp-night-sighting").startswith("Table 6: Sighting distances at night Vision")
+    assert "Naked eye 6 12 24" in shown("cp-night-sighting")
+    horse = shown("cp-horse-or-rider")
+    assert horse.startswith("Horse or rider, by the ten-sided die icon Hit Ten-sided die icon "
+                            "Horse 1 to 7 Rider 8 to 10")
+    assert horse.endswith("(section 7) (not named in the booklet (G.A.M.E.R. system)), 7.10.2")
+    assert "A wound becomes Reduced 1 to 9 wounded stunned Full effect 10 incapacitated wounded" \
+        in shown("cp-body-armour-die")
+    assert shown("cp-body-armour-die").endswith(", 7.9.1")
+    assert "How many (places) Beyond capacity counted after" in shown("cp-soft-skinned-count")
+    cavalry = " ".join(text_of(site.out / "topics" / "cp-cavalry.html").split()).replace(" ,", ",")
+    assert "On 1 to 7 the horse is hit; on 8 to 10, the rider." in cavalry
+
+
 def test_revision_cells_show_their_relation_to_the_canonical_cells(site, model):
     clause = next(c for c in model.clauses.values()
                   if "REV" in c.cells and c.cells["REV"].relation and c.cells["REV"].relation.clauses)

@@ -12,6 +12,11 @@ of some texts, so the text directives print them as they print parameters.
 >>> v = table_view(t)
 >>> v["caption"], v["header"], v["rows"]
 ('Table 8: Bands', ['Spotter', 'Long (inches)'], [['On foot', '80']])
+
+A table the rules state in a section's text has no number: its title is its caption.
+
+>>> table_view(Table(id="h", source="CP", title="Horse or rider", columns=t.columns))["caption"]
+'Horse or rider'
 """
 from __future__ import annotations
 
@@ -31,7 +36,7 @@ def table_view(table: Table, cite: dict | None = None) -> dict:
     return {
         "id": table.id,
         "anchor": f"table-{table.id}",
-        "caption": f"{table.label}: {table.title}",
+        "caption": table.caption,
         "summary": table.summary,
         "header": [c.title + (f" ({c.unit})" if c.unit else "") for c in table.columns],
         "rows": [[words(row.get(c.id), c) for c in table.columns] for row in table.rows],
@@ -42,14 +47,8 @@ def table_view(table: Table, cite: dict | None = None) -> dict:
 
 def cited_tables(model: Model, clauses) -> list[Table]:
     """The tables the cells of ``clauses`` cite, in order of first citation."""
-    out: list[Table] = []
-    for clause in clauses:
-        for cell in clause.cells.values():
-            for c in cell.cites:
-                t = model.table(c.source, c.table) if c.table else None
-                if t is not None and t not in out:
-                    out.append(t)
-    return out
+    return model.cited_tables([c for clause in clauses for cell in clause.cells.values()
+                               for c in cell.cites])
 
 
 def mark_values(model: Model, *texts: str | None) -> dict[str, str]:
