@@ -8,7 +8,8 @@ Copy 1 is the shipped data as it is. Every further copy ``k`` is written to its 
 folder ``OUT/copy-NNN/`` and holds the topic files, the topics, the notes and
 (unless ``--no-scenarios``) the scenarios again, with every topic id, clause id,
 note id, scenario id and comparison id renamed (``spotting`` becomes ``spotting-k2``,
-``spotting.rule`` becomes ``spotting-k2.rule``); sources, parameters, glossary,
+``spotting.rule`` becomes ``spotting-k2.rule``; the copy number is written in base 36, so
+copy 100 is ``-k2s``); sources, parameters, glossary,
 footnotes and tables stay shared, as in one real harmony (a table's citation names one
 printed table, which every copy's marks print). Renaming is done on the text with
 whole-word patterns, so the comments and prose of every file are those of the
@@ -68,6 +69,23 @@ def count_clauses(rules: Path) -> int:
     return len(inventory(rules)["clause"])
 
 
+def _base36(k: int) -> str:
+    """``k`` in lower-case base 36: copy 100 is ``2s``, so a renamed id grows by at most two
+    characters up to copy 1,295 (with ``-k100`` some clause ids no longer fit a card's foot,
+    and the corpus stopped checking clean past 99 copies).
+
+    >>> [_base36(k) for k in (2, 9, 10, 35, 36, 100, 1295)]
+    ['2', '9', 'a', 'z', '10', '2s', 'zz']
+    """
+    digits = "0123456789abcdefghijklmnopqrstuvwxyz"
+    out = ""
+    while True:
+        k, r = divmod(k, 36)
+        out = digits[r] + out
+        if k == 0:
+            return out
+
+
 def _renamer(inv: dict, k: int):
     """A function renaming every id of copy ``k`` in a file's text.
 
@@ -84,7 +102,7 @@ def _renamer(inv: dict, k: int):
     see spotting-k2.rule.
     params: {spotting.rule: 1}
     """
-    suffix = f"-k{k}"
+    suffix = f"-k{_base36(k)}"
     mapping = {}
     for c in inv["clause"]:
         topic, _, rest = c.partition(".")
