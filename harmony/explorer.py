@@ -34,11 +34,12 @@ import json
 from typing import Any
 
 from . import units as units_mod
+from jsonschema import Draft202012Validator
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from .diagnostics import Diagnostic, Pos
+from .diagnostics import Diagnostic, Pos, Report
 from .fmt import FormatError, formatted
-from .loader import Document, load, new_yaml, plain, read_text
+from .loader import Document, load, new_yaml, read_text
 from .model import Model, Scenario
 from .ruleset import options_of
 from .rulings import ruling_word
@@ -57,6 +58,8 @@ SUMMARY = ("Set up in the ruling explorer; its expectations are the engine's rul
            "position was saved.")
 #: a ruling of the right kind for each question asked, to make the scenario well formed
 #: while it is played: the explorer reads the engine's answer, never this value
+#: a step the schema accepts, standing for the steps while the rest of a scenario is checked
+_PLACEHOLDER_STEP = {"end": "phase"}
 _UNASKED = {"spotted": False, "can-fire": False, "opfire": [], "interdiction": [],
             "markers": [], "dispersal": "none"}
 #: what a unit's optional fields mean when left out (as harmony.units.Unit.from_data reads them)
@@ -271,41 +274,118 @@ def _dump(data: dict) -> str:
     return out.getvalue()
 
 
-def _tree(data: Any) -> tuple[Any, dict[Pos, tuple]]:
+class _LineCol:
+    """Where a key, value or item of a :class:`_Map` or :class:`_Seq` is: the few methods of
+    ruamel's ``LineCol`` that :func:`harmony.yamltree.node_pos` calls, on a plain dict."""
+
+    __slots__ = ("line", "col", "data")
+
+    def __init__(self) -> None:
+        self.line = self.col = None
+        self.data: dict = {}
+
+    def key(self, k: Any) -> tuple[int, int]:
+        d = self.data[k]
+        return d[0], d[1]
+
+    def value(self, k: Any) -> tuple[int, int]:
+        d = self.data[k]
+        return d[2], d[3]
+
+    def item(self, i: int) -> tuple[int, int]:
+        d = self.data[i]
+        return d[0], d[1]
+
+
+class _Map(dict):
+    """A mapping of the tree :func:`_tree` builds: a dict that knows where its keys are (the
+    loader's round-trip mappings do the same, at several times the cost of each lookup)."""
+
+    __slots__ = ("lc",)
+
+
+class _Seq(list):
+    """A list of the tree :func:`_tree` builds, knowing where its items are."""
+
+    __slots__ = ("lc",)
+
+
+def _tree(data: Any) -> tuple[Any, dict[Pos, tuple], Any, dict[tuple, tuple[Pos, Pos]]]:
     """Plain data as the tree the loader would read from a file, each value and key at a
-    place of its own (a line per value), and the path of the value or key at each place:
-    the schema and the checks report positions, the explorer answers with paths. (Cheaper
-    than writing the file and reading it back, which is most of a ruling's time.)"""
+    place of its own (a line per value); the path of the value or key at each place; a
+    copy of the data sharing nothing with the tree; and the place of the value and of the
+    key at each path (what :func:`harmony.yamltree.node_pos` finds by walking the tree).
+    The schema and the checks report positions, the explorer answers with paths. (Cheaper
+    than writing the file and reading it back, which is most of a ruling's time.)
+
+    >>> tree, paths, copied, where = _tree({"a": [1, {"b": 2}]})
+    >>> from harmony.yamltree import node_pos
+    >>> at = node_pos(FILE, tree, ("a", 1, "b"))
+    >>> at.line, paths[at], copied == {"a": [1, {"b": 2}]}, where[("a", 1, "b")][0] == at
+    (5, ('a', 1, 'b'), True, True)
+    """
     paths: dict[Pos, tuple] = {}
+    where: dict[tuple, tuple[Pos, Pos]] = {}
     line = [0]
 
-    def place(path: tuple) -> tuple[int, int]:
-        line[0] += 1
-        paths[Pos(FILE, line[0] + 1, 2)] = path
-        return line[0], 1
-
-    def build(value: Any, path: tuple) -> Any:
+    def build(value: Any, path: tuple) -> tuple[Any, Any]:
         if isinstance(value, dict):
-            node: Any = CommentedMap()
+            node: Any = _Map()
+            node.lc = lc = _LineCol()
+            out: Any = {}
             for k, v in value.items():
-                kl, kc = place(path + (k,))
-                paths[Pos(FILE, kl + 1, 1)] = path + (k,)
-                node[k] = build(v, path + (k,))
-                node.lc.add_kv_line_col(k, [kl, kc - 1, kl, kc])
-            return node
+                line[0] += 1
+                kl = line[0]
+                sub = path + (k,)
+                at, key_at = Pos(FILE, kl + 1, 2), Pos(FILE, kl + 1, 1)
+                paths[at] = paths[key_at] = sub
+                where[sub] = (at, key_at)
+                node[k], out[k] = build(v, sub)
+                lc.data[k] = [kl, 0, kl, 1]
+            return node, out
         if isinstance(value, list):
-            node = CommentedSeq()
+            node = _Seq()
+            node.lc = lc = _LineCol()
+            out = []
             for i, v in enumerate(value):
-                il, ic = place(path + (i,))
-                node.append(build(v, path + (i,)))
-                node.lc.add_idx_line_col(i, [il, ic])
-            return node
-        return value
+                line[0] += 1
+                il = line[0]
+                sub = path + (i,)
+                at = Pos(FILE, il + 1, 2)
+                paths[at] = sub
+                where[sub] = (at, at)
+                n, o = build(v, sub)
+                node.append(n)
+                out.append(o)
+                lc.data[i] = [il, 1]
+            return node, out
+        return value, value
 
-    tree = build(data, ())
+    tree, copied = build(data, ())
     tree.lc.line, tree.lc.col = 0, 0
     paths[Pos(FILE, 1, 1)] = ()
-    return tree, paths
+    where[()] = (Pos(FILE, 1, 1), Pos(FILE, 1, 1))
+    return tree, paths, copied, where
+
+
+class _Placed(Scenario):
+    """A scenario read from a position: the place of each value is looked up in the table
+    :func:`_tree` made rather than found by walking the tree (the steps and the checks ask
+    for thousands of places a decision); a path the table lacks is found as any scenario's
+    is (the nearest enclosing place)."""
+
+    def __init__(self, where: dict[tuple, tuple[Pos, Pos]], **fields):
+        super().__init__(**fields)
+        self._where = where
+
+    def pos(self, *path: str | int, key: bool = False) -> Pos:
+        try:
+            found = self._where.get(("scenario",) + path)
+        except TypeError:       # an unhashable step: not a place of the tree
+            found = None
+        if found is None:
+            return super().pos(*path, key=key)
+        return found[1] if key else found[0]
 
 
 def _path_text(path: tuple) -> str:
@@ -337,9 +417,70 @@ class Explorer:
     ['PB', 'PL', 'AIW', 'REV']
     """
 
-    def __init__(self, rules_folder: str):
+    def __init__(self, rules_folder: str, reuse: bool = True):
         self.model, report = load(rules_folder)
         self.problems = [str(d) for d in report.errors]
+        #: whether to remember what was checked (False: every decision validates the whole
+        #: position against the schema, as the first one does; the tests compare the two)
+        self.reuse = reuse
+        self._checked: dict[tuple[str, str], bool] = {}
+        self._validators: dict[str, Any] = {}
+
+    # ---------------------------------------------------------------- the schema, in parts
+    def _valid(self, whole: dict) -> bool:
+        """Whether a scenario document (``{"scenario": ...}``) has no schema problem, told from
+        its parts, each remembered by its JSON text: the scenario without its steps, each step
+        without its questions, each question. A reader's edit changes one part; the questions
+        the explorer adds recur from one decision to the next. This says "valid" exactly when
+        the schema does (the steps and questions are lists of items each valid on its own:
+        no ``uniqueItems``, no ``maxItems``); where it says "not valid", the caller validates
+        the whole document to report its problems as ``harmony check`` would.
+
+        >>> ex = Explorer("rules_data")
+        >>> doc = {"scenario": {"id": "x", "title": "X", "summary": "S.", "rulesets": ["PB"],
+        ...     "map": {"columns": 3, "rows": 3}, "units": [{"id": "t", "side": "German",
+        ...     "kind": "armoured", "class": "A", "attack": 1, "range": 1, "defence": 1,
+        ...     "movement": 1, "at": "B2"}], "start": {"side": "German", "phase": "movement"},
+        ...     "steps": [{"end": "phase"}]}}
+        >>> ex._valid(doc), ex._valid(dict(doc, scenario=dict(doc["scenario"], steps=[{"end": 1}])))
+        (True, False)
+        """
+        if not self.reuse:
+            return False
+        sc = whole.get("scenario")
+        steps = sc.get("steps") if isinstance(sc, dict) else None
+        if not isinstance(steps, list) or not steps:
+            return False
+        parts = [("scenario", {"scenario": dict(sc, steps=[_PLACEHOLDER_STEP])})]
+        for step in steps:
+            expect = step.get("expect") if isinstance(step, dict) else None
+            if isinstance(expect, list) and expect:
+                parts.append(("step", dict(step, expect=expect[:1])))
+                parts.extend(("expectation", e) for e in expect)
+            else:
+                parts.append(("step", step))
+        return all(self._part_valid(kind, value) for kind, value in parts)
+
+    def _part_valid(self, kind: str, value: Any) -> bool:
+        key = (kind, json.dumps(value, sort_keys=True))
+        known = self._checked.get(key)
+        if known is None:
+            if len(self._checked) > 20_000:     # a long session: start afresh
+                self._checked.clear()
+            known = self._checked[key] = self._validator(kind).is_valid(value)
+        return known
+
+    def _validator(self, kind: str):
+        """The schema's validator for a whole document, a step or a question."""
+        if kind not in self._validators:
+            root = schema()
+            if kind == "scenario":
+                sub = root
+            else:
+                sub = {k: root[k] for k in ("$schema", "$id", "$defs")}
+                sub["$ref"] = f"#/$defs/scenario/$defs/{kind}"
+            self._validators[kind] = Draft202012Validator(sub)
+        return self._validators[kind]
 
     # ---------------------------------------------------------------- catalogue
     def catalogue(self) -> str:
@@ -409,11 +550,15 @@ class Explorer:
                                for r in names} or {"PB": {"value": None, "because": []}}
         body = dict(position, steps=steps) if isinstance(position.get("steps", []), list) \
             else position
-        tree, paths = _tree({"scenario": {"id": sid, "title": title, "summary": SUMMARY, **body}})
+        whole = {"scenario": {"id": sid, "title": title, "summary": SUMMARY, **body}}
+        tree, paths, copied, where = _tree(whole)
         doc = Document(FILE, tree=tree)
-        report, _broken = validate_items(doc)
+        if self._valid(whole):
+            report = Report()
+        else:
+            report, _broken = validate_items(doc)
         node = doc.tree["scenario"]
-        sc = Scenario(file=FILE, node=node, id=sid, title=title, data=plain(node))
+        sc = _Placed(where, file=FILE, node=node, id=sid, title=title, data=copied["scenario"])
         if not report.errors:
             check_scenario(self.model, sc, report)
         if report.errors:
