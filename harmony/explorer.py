@@ -380,7 +380,7 @@ class _Placed(Scenario):
 
     def pos(self, *path: str | int, key: bool = False) -> Pos:
         try:
-            found = self._where.get(("scenario",) + path)
+            found = self._where.get(("scenario",) + path) if path else None
         except TypeError:       # an unhashable step: not a place of the tree
             found = None
         if found is None:
