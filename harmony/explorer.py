@@ -310,82 +310,109 @@ class _Seq(list):
     __slots__ = ("lc",)
 
 
-def _tree(data: Any) -> tuple[Any, dict[Pos, tuple], Any, dict[tuple, tuple[Pos, Pos]]]:
+def _tree(data: Any, nodes: bool = True) -> tuple[Any, dict[tuple, int]]:
     """Plain data as the tree the loader would read from a file, each value and key at a
-    place of its own (a line per value); the path of the value or key at each place; a
-    copy of the data sharing nothing with the tree; and the place of the value and of the
-    key at each path (what :func:`harmony.yamltree.node_pos` finds by walking the tree).
-    The schema and the checks report positions, the explorer answers with paths. (Cheaper
-    than writing the file and reading it back, which is most of a ruling's time.)
+    place of its own (a line per value), and the line of each path's value (and key). The
+    schema and the checks report positions, the explorer answers with paths. (Cheaper than
+    writing the file and reading it back, which is most of a ruling's time.) With
+    ``nodes=False`` only the lines are counted (the tree is ``None``): a position the schema
+    accepts is read from its lines alone (:class:`_Placed`).
 
-    >>> tree, paths, copied, where = _tree({"a": [1, {"b": 2}]})
+    >>> tree, lines = _tree({"a": [1, {"b": 2}]})
     >>> from harmony.yamltree import node_pos
     >>> at = node_pos(FILE, tree, ("a", 1, "b"))
-    >>> at.line, paths[at], copied == {"a": [1, {"b": 2}]}, where[("a", 1, "b")][0] == at
-    (5, ('a', 1, 'b'), True, True)
+    >>> at, lines[("a", 1, "b")], _place(lines, ("a", 1, "b"))
+    (Pos(path='position.yaml', line=5, col=2), 5, Pos(path='position.yaml', line=5, col=2))
+    >>> _tree({"a": [1, {"b": 2}]}, nodes=False)[1] == lines
+    True
     """
-    paths: dict[Pos, tuple] = {}
-    where: dict[tuple, tuple[Pos, Pos]] = {}
-    line = [0]
+    lines: dict[tuple, int] = {}
+    line = [1]
 
-    def build(value: Any, path: tuple) -> tuple[Any, Any]:
+    def build(value: Any, path: tuple) -> Any:
         if isinstance(value, dict):
-            node: Any = _Map()
-            node.lc = lc = _LineCol()
-            out: Any = {}
+            node: Any = None
+            if nodes:
+                node = _Map()
+                node.lc = lc = _LineCol()
             for k, v in value.items():
                 line[0] += 1
-                kl = line[0]
+                at = line[0]
                 sub = path + (k,)
-                at, key_at = Pos(FILE, kl + 1, 2), Pos(FILE, kl + 1, 1)
-                paths[at] = paths[key_at] = sub
-                where[sub] = (at, key_at)
-                node[k], out[k] = build(v, sub)
-                lc.data[k] = [kl, 0, kl, 1]
-            return node, out
+                lines[sub] = at
+                child = build(v, sub)
+                if nodes:
+                    node[k] = child
+                    lc.data[k] = [at - 1, 0, at - 1, 1]
+            return node
         if isinstance(value, list):
-            node = _Seq()
-            node.lc = lc = _LineCol()
-            out = []
+            node = None
+            if nodes:
+                node = _Seq()
+                node.lc = lc = _LineCol()
             for i, v in enumerate(value):
                 line[0] += 1
-                il = line[0]
+                at = line[0]
                 sub = path + (i,)
-                at = Pos(FILE, il + 1, 2)
-                paths[at] = sub
-                where[sub] = (at, at)
-                n, o = build(v, sub)
-                node.append(n)
-                out.append(o)
-                lc.data[i] = [il, 1]
-            return node, out
-        return value, value
+                lines[sub] = at
+                child = build(v, sub)
+                if nodes:
+                    node.append(child)
+                    lc.data[i] = [at - 1, 1]
+            return node
+        return value
 
-    tree, copied = build(data, ())
-    tree.lc.line, tree.lc.col = 0, 0
-    paths[Pos(FILE, 1, 1)] = ()
-    where[()] = (Pos(FILE, 1, 1), Pos(FILE, 1, 1))
-    return tree, paths, copied, where
+    tree = build(data, ())
+    if nodes:
+        tree.lc.line, tree.lc.col = 0, 0
+    return tree, lines
+
+
+def _place(lines: dict[tuple, int], path: tuple, key: bool = False) -> Pos:
+    """The place of the value (or key) at ``path`` in a tree :func:`_tree` numbered, or of the
+    nearest enclosing value it holds: what :func:`harmony.yamltree.node_pos` finds by walking
+    the tree. (A key is in column 1 of its line, a value or list item in column 2; a path
+    ending in a string names a key of a mapping, JSON having no other keys.)
+
+    >>> lines = _tree({"a": [1, {"b": 2}]}, nodes=False)[1]
+    >>> _place(lines, ("a", 1, "b"), key=True), _place(lines, ("a", 7, "b")), _place(lines, ())
+    ... # doctest: +NORMALIZE_WHITESPACE
+    (Pos(path='position.yaml', line=5, col=1), Pos(path='position.yaml', line=2, col=2),
+     Pos(path='position.yaml', line=1, col=1))
+    """
+    for n in range(len(path), 0, -1):
+        try:
+            at = lines.get(path[:n] if n < len(path) else path)
+        except TypeError:           # an unhashable step: no place of the tree
+            continue
+        if at is not None:
+            return Pos(FILE, at, 1 if key and n == len(path) and isinstance(path[-1], str) else 2)
+    return Pos(FILE, 1, 1)
+
+
+def _paths(lines: dict[tuple, int]) -> dict[Pos, tuple]:
+    """The path at each place of a tree :func:`_tree` numbered (for an error's place)."""
+    paths: dict[Pos, tuple] = {Pos(FILE, 1, 1): ()}
+    for path, at in lines.items():
+        paths[Pos(FILE, at, 2)] = path
+        if isinstance(path[-1], str):
+            paths[Pos(FILE, at, 1)] = path
+    return paths
 
 
 class _Placed(Scenario):
-    """A scenario read from a position: the place of each value is looked up in the table
-    :func:`_tree` made rather than found by walking the tree (the steps and the checks ask
-    for thousands of places a decision); a path the table lacks is found as any scenario's
-    is (the nearest enclosing place)."""
+    """A scenario read from a position: the place of each value is looked up in the lines
+    :func:`_tree` counted rather than found by walking a tree (the steps and the checks ask
+    for thousands of places a decision), to the same answer."""
 
-    def __init__(self, where: dict[tuple, tuple[Pos, Pos]], **fields):
+    def __init__(self, lines: dict[tuple, int], **fields):
         super().__init__(**fields)
-        self._where = where
+        self._lines = lines
 
     def pos(self, *path: str | int, key: bool = False) -> Pos:
-        try:
-            found = self._where.get(("scenario",) + path) if path else None
-        except TypeError:       # an unhashable step: not a place of the tree
-            found = None
-        if found is None:
-            return super().pos(*path, key=key)
-        return found[1] if key else found[0]
+        if not path:
+            return Pos(FILE, 1, 1)
+        return _place(self._lines, ("scenario",) + path, key)
 
 
 def _path_text(path: tuple) -> str:
@@ -404,9 +431,9 @@ class _Played:
     """A position played: the scenario read from it, its questions and the result."""
 
     def __init__(self, scenario: Scenario, asked: list[dict], origin: list[int | None],
-                 result, paths: dict[Pos, tuple]):
+                 result, lines: dict[tuple, int]):
         self.scenario, self.asked, self.origin, self.result = scenario, asked, origin, result
-        self.paths = paths
+        self.lines = lines
 
 
 class Explorer:
@@ -551,30 +578,34 @@ class Explorer:
         body = dict(position, steps=steps) if isinstance(position.get("steps", []), list) \
             else position
         whole = {"scenario": {"id": sid, "title": title, "summary": SUMMARY, **body}}
-        tree, paths, copied, where = _tree(whole)
-        doc = Document(FILE, tree=tree)
         if self._valid(whole):
             report = Report()
+            _, lines = _tree(whole, nodes=False)
         else:
-            report, _broken = validate_items(doc)
-        node = doc.tree["scenario"]
-        sc = _Placed(where, file=FILE, node=node, id=sid, title=title, data=copied["scenario"])
-        if not report.errors:
-            check_scenario(self.model, sc, report)
+            tree, lines = _tree(whole)
+            report, _broken = validate_items(Document(FILE, tree=tree))
+            if report.errors:
+                return self._first_error(report.errors, lines, origin)
+        # the data the engine reads, sharing nothing with what the explorer keeps
+        data = json.loads(json.dumps(whole["scenario"]))
+        sc = _Placed(lines, file=FILE, id=sid, title=title, data=data)
+        check_scenario(self.model, sc, report)
         if report.errors:
-            return self._first_error(report.errors, paths, origin)
+            return self._first_error(report.errors, lines, origin)
         model = copy.copy(self.model)
         model.scenarios = {sid: sc}
         result = run_scenario(model, sid)
         setup = [d for d in result.errors if d.code != "scenario-step"]
         if setup:
-            return self._first_error(setup, paths, origin)
-        return _Played(sc, asked, origin, result, paths)
+            return self._first_error(setup, lines, origin)
+        return _Played(sc, asked, origin, result, lines)
 
-    def _first_error(self, errors: list[Diagnostic], paths: dict[Pos, tuple],
+    def _first_error(self, errors: list[Diagnostic], lines: dict[tuple, int],
                      origin: list[int | None]) -> dict:
         """The first problem in the reader's own position (else the first of all), at its path
         in the position."""
+        paths = _paths(lines)
+
         def place(d: Diagnostic) -> tuple[bool, str]:
             path = paths.get(d.pos, ("scenario",))
             mine = False
@@ -591,11 +622,13 @@ class Explorer:
         message = d.message.removeprefix(f"scenario {PLAYED_ID}: ")
         return _error(message, path)
 
-    def decide(self, position_json: str) -> str:
+    def decide(self, position_json: str, snapshots: bool = True) -> str:
         """The engine's rulings on a position under each of its rulesets, as JSON text:
         ``{"rulesets", "questions": [{"id", "text", "ask", "when", "rulings": {ruleset:
         {"value", "words", "reasons"} | {"refused", "clause"}}}], "snapshot", "snapshots"}``,
-        or ``{"error": {"message", "path"}}``.
+        or ``{"error": {"message", "path"}}``. With ``snapshots=False`` the boards after the
+        last step (``snapshot``, ``snapshots``: three quarters of the text for a long move)
+        are left out, for a reader of the rulings alone (the explorer page).
 
         >>> ex = Explorer("rules_data")
         >>> pos = {"rulesets": ["PB", "REV"], "map": {"columns": 5, "rows": 5, "hexes": {"C3": "woods"}},
@@ -609,6 +642,8 @@ class Explorer:
         >>> q = next(q for q in out["questions"] if q["id"] == "spotted@C3")
         >>> q["text"], q["rulings"]["PB"]["words"], q["rulings"]["REV"]["reasons"][:2]
         ('Is tank spotted in C3?', 'no', ['movement.spotting', 'spotting.limitation'])
+        >>> sorted(json.loads(ex.decide(json.dumps(pos), snapshots=False)))
+        ['questions', 'rulesets']
         >>> pos["units"][1]["at"] = "C9"
         >>> json.loads(ex.decide(json.dumps(pos)))["error"]["path"]
         'units[1].at'
@@ -616,7 +651,7 @@ class Explorer:
         played = self._play(position_json)
         if isinstance(played, dict):
             return json.dumps(played, sort_keys=True)
-        return json.dumps(_decision(played), sort_keys=True)
+        return json.dumps(_decision(played, snapshots), sort_keys=True)
 
     def scenario_yaml(self, position_json: str, id: str, title: str) -> str:
         """The position as a scenario file, whose expectations are the engine's rulings on
@@ -648,7 +683,7 @@ class Explorer:
             return json.dumps(played, sort_keys=True)
         refused = [d for d in played.result.errors if d.code == "scenario-step"]
         if refused:
-            err = self._first_error(refused, played.paths, played.origin)
+            err = self._first_error(refused, played.lines, played.origin)
             err["error"]["message"] += (" (a scenario file must play under each of its "
                                         "rulesets)")
             return json.dumps(err, sort_keys=True)
@@ -691,19 +726,19 @@ def _answers(played: _Played) -> dict[str, dict[str, dict]]:
     return out
 
 
-def _decision(played: _Played) -> dict:
+def _decision(played: _Played, snapshots: bool = True) -> dict:
     answers = _answers(played)
     result = played.result
+    questions_out = [{"id": q["id"], "text": q["text"], "ask": q["ask"], "when": q["when"],
+                      "rulings": answers[q["id"]]} for q in played.asked]
+    if not snapshots:
+        return {"rulesets": list(result.rulesets), "questions": questions_out}
     last = max((k for k, o in enumerate(played.origin) if o is not None), default=None)
     snapshots = {}
     for name, snaps in result.snapshots.items():
         chosen = [s for s in snaps if s["step"] == last] or snaps[-1:]
         if chosen:
             snapshots[name] = dict(chosen[0], step=played.origin[chosen[0]["step"]])
-    questions_out = []
-    for q in played.asked:
-        questions_out.append({"id": q["id"], "text": q["text"], "ask": q["ask"], "when": q["when"],
-                              "rulings": answers[q["id"]]})
     first = next(iter(snapshots.values()), {})
     return {"rulesets": list(result.rulesets), "questions": questions_out,
             "snapshot": dict(first, map=result.map), "snapshots": snapshots}

@@ -192,6 +192,13 @@ def test_a_hexside_the_reader_paints_is_in_the_rulings(ex, kind):
     assert decode(encode(with_hexside(tank_and_gun(), kind)))["map"]["hexsides"][0]["type"] == kind
 
 
+def test_rulings_without_the_boards_are_the_same_rulings(ex):
+    for pos in (tank_and_gun(), long_position(), tank_and_gun(steps=[{"end": "phase"}])):
+        whole = decided(ex, pos)
+        rulings = json.loads(ex.decide(json.dumps(pos), snapshots=False))
+        assert rulings == {"rulesets": whole["rulesets"], "questions": whole["questions"]}
+
+
 def test_decide_is_deterministic(ex):
     text = json.dumps(tank_and_gun())
     assert ex.decide(text) == ex.decide(text)
@@ -202,6 +209,7 @@ def test_decide_is_deterministic(ex):
 BAD = [
     (lambda p: p["units"][1].update(at="C9"), "units[1].at", "off the map"),
     (lambda p: p["units"][0].update(at="9C"), "units[0].at", "9C"),
+    (lambda p: p["units"][0].update(at="Z9"), "units[0].at", "off the map"),   # and it moves
     (lambda p: p["map"]["hexes"].update(C3="swamp"), "map.hexes.C3", "swamp"),
     (lambda p: p["steps"][0]["move"].update(unit="nobody"), "steps[0].move.unit", "nobody"),
     (lambda p: p["steps"][0]["move"]["path"].append("E1"), "steps[0].move.path[2]",
@@ -372,10 +380,9 @@ def test_places_are_those_the_tree_walk_finds():
     gives, for every key and value, and for paths the tree does not hold."""
     from harmony.yamltree import node_pos
     whole = {"scenario": dict(long_position(), id="x")}
-    tree, _paths, copied, where = explorer._tree(whole)
-    assert copied == whole and copied is not whole
-    sc = explorer._Placed(where, file=explorer.FILE, node=tree["scenario"], id="x",
-                          data=copied["scenario"])
+    tree, lines = explorer._tree(whole)
+    assert explorer._tree(whole, nodes=False) == (None, lines)
+    sc = explorer._Placed(lines, file=explorer.FILE, id="x", data=whole["scenario"])
     places = [p[1:] for p in leaves(whole) if p[:1] == ("scenario",)]
     places += [("units", 9), ("units", 0, "nothing"), ("map", "hexes", "C4", 2), ("steps", "x"),
                ("map", {"un": "hashable"}), ()]

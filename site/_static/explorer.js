@@ -184,7 +184,8 @@
         return {
           catalogue: JSON.parse(ex.catalogue()),
           links: bundle.links || {},
-          decide: function (pos) { return JSON.parse(decideFn(canonical(pos))); },
+          /* the rulings alone: the page draws its own board */
+          decide: function (pos) { return JSON.parse(decideFn(canonical(pos), false)); },
           yaml: function (pos, id, title) { return yamlFn(canonical(pos), id, title); }
         };
       });
