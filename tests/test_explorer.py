@@ -315,9 +315,16 @@ EDIT = st.one_of(
 
 
 def edited(pos: dict, edit: tuple) -> dict:
-    """The position after one reader's edit (some leave it malformed, as a reader may)."""
+    """The position after one reader's edit (some leave it malformed, as a reader may; an edit
+    that finds no place to land, the position being damaged there, leaves it as it was)."""
+    try:
+        return _edited(copy.deepcopy(pos), edit)
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return pos
+
+
+def _edited(pos: dict, edit: tuple) -> dict:
     from harmony.hexgrid import label, neighbours, parse_label
-    pos = copy.deepcopy(pos)
     kind, *args = edit
     if kind == "path":
         full = long_position()["steps"][0]["move"]["path"]
@@ -334,12 +341,9 @@ def edited(pos: dict, edit: tuple) -> dict:
         pos["rulesets"] = args[0]
     else:
         node = pos
-        try:
-            for step in args[0][:-1]:
-                node = node[step]
-            node[args[0][-1]] = args[1]
-        except (KeyError, IndexError, TypeError):
-            pass
+        for step in args[0][:-1]:
+            node = node[step]
+        node[args[0][-1]] = args[1]
     return pos
 
 
