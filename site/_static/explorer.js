@@ -613,27 +613,18 @@
 
   function toolbar() {
     var cat = engine.catalogue, bar = el("fieldset", {"class": "hm-ex-tools"}, [el("legend", {text: "Click on the board to"})]);
-    [["place", "place / pick units"], ["terrain", "paint terrain"], ["hexside", "paint hexsides"],
-     ["move", "move the unit picked"], ["fire", "fire (firers, then target)"]].forEach(function (m) {
-      var r = el("input", {type: "radio", name: "hm-ex-mode", value: m[0], "data-mode": m[0]});
-      r.checked = ui.mode === m[0];
-      r.addEventListener("change", function () { ui.mode = m[0]; ui.fire = []; changed(false); });
-      bar.appendChild(el("label", {"class": "hm-ex-check"}, [r, " " + m[1]]));
-    });
     var terrains = [];
     cat.terrain.forEach(function (t) { terrains.push(t.name); });
     var tsel = el("select", {"class": "hm-ex-terrain", "aria-label": "terrain to paint"},
                   terrains.map(function (t) { return el("option", {value: t, text: t}); }));
     tsel.value = ui.terrain;
     tsel.addEventListener("change", function () { ui.terrain = tsel.value; ui.mode = "terrain"; changed(false); });
-    bar.appendChild(tsel);
     var hsel = el("select", {"class": "hm-ex-hexside", "aria-label": "hexside to paint (click near the side)"},
                   (cat.hexsides || []).map(function (t) { return t.name; }).concat(["none"]).map(function (t) {
                     return el("option", {value: t, text: t === "none" ? "no hexside" : t});
                   }));
     hsel.value = ui.hexside;
     hsel.addEventListener("change", function () { ui.hexside = hsel.value; ui.mode = "hexside"; changed(false); });
-    bar.appendChild(hsel);
     var rsel = el("select", {"class": "hm-ex-result", "aria-label": "the result of fire (given, never rolled)"},
                   (cat.results || ["none"]).map(function (r) { return el("option", {value: r, text: "result " + r}); }));
     rsel.value = ui.result;
@@ -642,7 +633,14 @@
       var prev = lastStep();
       if (prev && prev.fire) { prev.fire.result = ui.result; changed(true); }
     });
-    bar.appendChild(rsel);
+    /* each way of clicking, with what it paints or the result it gives beside it */
+    [["place", "place / pick units"], ["terrain", "paint terrain", tsel], ["hexside", "paint hexsides", hsel],
+     ["move", "move the unit picked"], ["fire", "fire (firers, then target)", rsel]].forEach(function (m) {
+      var r = el("input", {type: "radio", name: "hm-ex-mode", value: m[0], "data-mode": m[0]});
+      r.checked = ui.mode === m[0];
+      r.addEventListener("change", function () { ui.mode = m[0]; ui.fire = []; changed(false); });
+      bar.appendChild(el("span", {"class": "hm-ex-tool"}, [el("label", {"class": "hm-ex-check"}, [r, " " + m[1]]), m[2]]));
+    });
     var size = el("span", {"class": "hm-ex-size"});
     ["columns", "rows"].forEach(function (k) {
       var inp = el("input", {type: "number", min: 1, max: 30, value: pos.map[k], "data-size": k, "aria-label": k});
