@@ -47,6 +47,7 @@ from .scenario import check_scenario, run_scenario
 from .schema import resolve, schema, validate_items
 from .steps import MODES, RESULTS, steps_of
 from .terrain import STANDARD_TYPES
+from .yamltree import Marks, PosMap, PosSeq
 
 #: the keys of a scenario that describe it rather than set up the position
 META = ("id", "title", "summary", "isolates", "cite", "clauses")
@@ -274,42 +275,6 @@ def _dump(data: dict) -> str:
     return out.getvalue()
 
 
-class _LineCol:
-    """Where a key, value or item of a :class:`_Map` or :class:`_Seq` is: the few methods of
-    ruamel's ``LineCol`` that :func:`harmony.yamltree.node_pos` calls, on a plain dict."""
-
-    __slots__ = ("line", "col", "data")
-
-    def __init__(self) -> None:
-        self.line = self.col = None
-        self.data: dict = {}
-
-    def key(self, k: Any) -> tuple[int, int]:
-        d = self.data[k]
-        return d[0], d[1]
-
-    def value(self, k: Any) -> tuple[int, int]:
-        d = self.data[k]
-        return d[2], d[3]
-
-    def item(self, i: int) -> tuple[int, int]:
-        d = self.data[i]
-        return d[0], d[1]
-
-
-class _Map(dict):
-    """A mapping of the tree :func:`_tree` builds: a dict that knows where its keys are (the
-    loader's round-trip mappings do the same, at several times the cost of each lookup)."""
-
-    __slots__ = ("lc",)
-
-
-class _Seq(list):
-    """A list of the tree :func:`_tree` builds, knowing where its items are."""
-
-    __slots__ = ("lc",)
-
-
 def _tree(data: Any, nodes: bool = True) -> tuple[Any, dict[tuple, int]]:
     """Plain data as the tree the loader would read from a file, each value and key at a
     place of its own (a line per value), and the line of each path's value (and key). The
@@ -331,36 +296,26 @@ def _tree(data: Any, nodes: bool = True) -> tuple[Any, dict[tuple, int]]:
 
     def build(value: Any, path: tuple) -> Any:
         if isinstance(value, dict):
-            node: Any = None
-            if nodes:
-                node = _Map()
-                node.lc = lc = _LineCol()
-            for k, v in value.items():
-                line[0] += 1
-                at = line[0]
-                sub = path + (k,)
-                lines[sub] = at
-                child = build(v, sub)
-                if nodes:
-                    node[k] = child
-                    lc.data[k] = [at - 1, 0, at - 1, 1]
-            return node
-        if isinstance(value, list):
-            node = None
-            if nodes:
-                node = _Seq()
-                node.lc = lc = _LineCol()
-            for i, v in enumerate(value):
-                line[0] += 1
-                at = line[0]
-                sub = path + (i,)
-                lines[sub] = at
-                child = build(v, sub)
-                if nodes:
-                    node.append(child)
-                    lc.data[i] = [at - 1, 1]
-            return node
-        return value
+            items, node = value.items(), (PosMap() if nodes else None)
+        elif isinstance(value, list):
+            items, node = enumerate(value), (PosSeq() if nodes else None)
+        else:
+            return value
+        if nodes:
+            node.lc = Marks(None, None, {})
+        for k, v in items:
+            line[0] += 1
+            at = line[0]
+            sub = path + (k,)
+            lines[sub] = at
+            child = build(v, sub)
+            if isinstance(node, PosMap):
+                node[k] = child
+                node.lc.data[k] = (at - 1, 0, at - 1, 1)
+            elif node is not None:
+                node.append(child)
+                node.lc.data[k] = (at - 1, 1)
+        return node
 
     tree = build(data, ())
     if nodes:
