@@ -14,16 +14,21 @@ and under every shipped ruleset:
   package and the rules are unpacked and loaded, the position is decided;
   measured on a fresh browser context each time (``--loads`` of them);
 * ``per ruling``: the reader shortens the move by a hex and lengthens it back,
-  ``--repeats`` times; for each 20-hex decision, the time ``Explorer.decide``
-  takes in the page (Pyodide), and the time from the click until the new
-  rulings are shown (Playwright's round trip included);
-* ``CPython``: the same ``Explorer.decide`` in this process, for scale.
+  ``--repeats`` times; for each 20-hex decision, as the page times itself
+  (``performance.now()``): the time ``Explorer.decide`` takes in the page
+  (Pyodide), the rulings table's update, and *click to shown*, from the click's
+  input event to the frame that paints the new rulings (a
+  ``requestAnimationFrame`` after the update); and beside it the same click to
+  shown as Playwright sees it (its round trip to the browser included);
+* ``CPython``: the same ``Explorer.decide`` in this process, for scale, after
+  ``gc.freeze()`` as the page does once the rules are loaded.
 
 Medians are reported with the machine and its load.
 """
 from __future__ import annotations
 
 import argparse
+import gc
 import json
 import os
 import platform
@@ -66,9 +71,11 @@ def long_move(rulesets: list[str]) -> tuple[dict, list[str]]:
 
 
 def settled(page) -> None:
+    """Wait until the page has decided the position in its address and painted the rulings."""
     page.wait_for_function("() => { const r = document.getElementById('hm-explorer'); "
                            "return r.hasAttribute('data-failed') || "
-                           "location.hash === '#position=' + r.getAttribute('data-decided-for'); }",
+                           "(location.hash === '#position=' + r.getAttribute('data-decided-for') && "
+                           "r.getAttribute('data-shown') === r.getAttribute('data-decided')); }",
                            timeout=180_000)
     assert page.get_attribute("#hm-explorer", "data-failed") is None, page.inner_text("#hm-explorer")
 
@@ -89,23 +96,28 @@ def measure(browser, site: Path, pos: dict, path: list[str], loads: int, repeats
     questions = page.locator("table.hm-ex-table tr[data-question]").count()
     page.locator('input[data-mode="move"]').check()
     page.locator('g[data-unit="tank"]').click()
-    in_page, round_trip = [], []
+    timed: dict[str, list[float]] = {"decide": [], "render": [], "shown": [], "round_trip": []}
     for _ in range(repeats):
         page.locator(f'polygon[data-hex="{path[-2]}"]').click(force=True)
         settled(page)
         t0 = time.perf_counter()
         page.locator(f'polygon[data-hex="{path[-1]}"]').click(force=True)
         settled(page)
-        round_trip.append((time.perf_counter() - t0) * 1000)
-        in_page.append(float(page.get_attribute("#hm-explorer", "data-decide-ms")))
+        timed["round_trip"].append((time.perf_counter() - t0) * 1000)
+        for key in ("decide", "render", "shown"):
+            timed[key].append(float(page.get_attribute("#hm-explorer", f"data-{key}-ms")))
     assert api.decode(page.evaluate("location.hash")) == pos
+    assert page.locator("table.hm-ex-table tr[data-question]").count() == questions
     context.close()
-    return {"first": statistics.median(first), "first_all": first, "decide": statistics.median(in_page),
-            "round_trip": statistics.median(round_trip), "questions": questions}
+    out = {key: statistics.median(values) for key, values in timed.items()}
+    out.update(first=statistics.median(first), first_all=first, questions=questions)
+    return out
 
 
 def cpython(pos: dict, repeats: int) -> float:
     ex = api.Explorer(str(ROOT / "rules_data"))
+    gc.collect()
+    gc.freeze()         # as the page does once the rules are loaded
     text = json.dumps(pos)
     times = []
     for _ in range(repeats):
@@ -135,9 +147,10 @@ def main(argv=None) -> int:
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}; "
           f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; Pyodide "
           f"{json.loads((bundle.find_pyodide() / 'package.json').read_text())['version']}")
-    print("| rulesets | questions | first ruling (ms, median of loads) | per ruling in page (ms) "
-          "| click to rulings shown (ms) | CPython decide (ms) | page/CPython |")
-    print("|---|---|---|---|---|---|---|")
+    print("| rulesets | questions | first ruling (ms, median of loads) | decide in page (ms) "
+          "| table update (ms) | click to shown, in page (ms) | click to shown, Playwright (ms) "
+          "| CPython decide (ms) | page/CPython |")
+    print("|---|---|---|---|---|---|---|---|---|")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         for name, rulesets in (("family: " + ", ".join(family), family), ("every: " + ", ".join(every), every)):
@@ -145,7 +158,8 @@ def main(argv=None) -> int:
             r = measure(browser, site, pos, path, args.loads, args.repeats)
             c = cpython(pos, args.repeats)
             print(f"| {name} | {r['questions']} | {r['first']:.0f} ({', '.join(f'{x:.0f}' for x in r['first_all'])}) "
-                  f"| {r['decide']:.0f} | {r['round_trip']:.0f} | {c:.0f} | {r['decide'] / c:.1f} |", flush=True)
+                  f"| {r['decide']:.0f} | {r['render']:.1f} | {r['shown']:.0f} | {r['round_trip']:.0f} "
+                  f"| {c:.0f} | {r['decide'] / c:.1f} |", flush=True)
         browser.close()
     load = os.getloadavg()
     print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")

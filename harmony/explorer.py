@@ -34,11 +34,12 @@ import json
 from typing import Any
 
 from . import units as units_mod
+from jsonschema import Draft202012Validator
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from .diagnostics import Diagnostic, Pos
+from .diagnostics import Diagnostic, Pos, Report
 from .fmt import FormatError, formatted
-from .loader import Document, load, new_yaml, plain, read_text
+from .loader import Document, load, new_yaml, read_text
 from .model import Model, Scenario
 from .ruleset import options_of
 from .rulings import ruling_word
@@ -46,6 +47,7 @@ from .scenario import check_scenario, run_scenario
 from .schema import resolve, schema, validate_items
 from .steps import MODES, RESULTS, steps_of
 from .terrain import STANDARD_TYPES
+from .yamltree import Marks, PosMap, PosSeq
 
 #: the keys of a scenario that describe it rather than set up the position
 META = ("id", "title", "summary", "isolates", "cite", "clauses")
@@ -57,6 +59,8 @@ SUMMARY = ("Set up in the ruling explorer; its expectations are the engine's rul
            "position was saved.")
 #: a ruling of the right kind for each question asked, to make the scenario well formed
 #: while it is played: the explorer reads the engine's answer, never this value
+#: a step the schema accepts, standing for the steps while the rest of a scenario is checked
+_PLACEHOLDER_STEP = {"end": "phase"}
 _UNASKED = {"spotted": False, "can-fire": False, "opfire": [], "interdiction": [],
             "markers": [], "dispersal": "none"}
 #: what a unit's optional fields mean when left out (as harmony.units.Unit.from_data reads them)
@@ -271,41 +275,99 @@ def _dump(data: dict) -> str:
     return out.getvalue()
 
 
-def _tree(data: Any) -> tuple[Any, dict[Pos, tuple]]:
+def _tree(data: Any, nodes: bool = True) -> tuple[Any, dict[tuple, int]]:
     """Plain data as the tree the loader would read from a file, each value and key at a
-    place of its own (a line per value), and the path of the value or key at each place:
-    the schema and the checks report positions, the explorer answers with paths. (Cheaper
-    than writing the file and reading it back, which is most of a ruling's time.)"""
-    paths: dict[Pos, tuple] = {}
-    line = [0]
+    place of its own (a line per value), and the line of each path's value (and key). The
+    schema and the checks report positions, the explorer answers with paths. (Cheaper than
+    writing the file and reading it back, which is most of a ruling's time.) With
+    ``nodes=False`` only the lines are counted (the tree is ``None``): a position the schema
+    accepts is read from its lines alone (:class:`_Placed`).
 
-    def place(path: tuple) -> tuple[int, int]:
-        line[0] += 1
-        paths[Pos(FILE, line[0] + 1, 2)] = path
-        return line[0], 1
+    >>> tree, lines = _tree({"a": [1, {"b": 2}]})
+    >>> from harmony.yamltree import node_pos
+    >>> at = node_pos(FILE, tree, ("a", 1, "b"))
+    >>> at, lines[("a", 1, "b")], _place(lines, ("a", 1, "b"))
+    (Pos(path='position.yaml', line=5, col=2), 5, Pos(path='position.yaml', line=5, col=2))
+    >>> _tree({"a": [1, {"b": 2}]}, nodes=False)[1] == lines
+    True
+    """
+    lines: dict[tuple, int] = {}
+    line = [1]
 
     def build(value: Any, path: tuple) -> Any:
         if isinstance(value, dict):
-            node: Any = CommentedMap()
-            for k, v in value.items():
-                kl, kc = place(path + (k,))
-                paths[Pos(FILE, kl + 1, 1)] = path + (k,)
-                node[k] = build(v, path + (k,))
-                node.lc.add_kv_line_col(k, [kl, kc - 1, kl, kc])
-            return node
-        if isinstance(value, list):
-            node = CommentedSeq()
-            for i, v in enumerate(value):
-                il, ic = place(path + (i,))
-                node.append(build(v, path + (i,)))
-                node.lc.add_idx_line_col(i, [il, ic])
-            return node
-        return value
+            items, node = value.items(), (PosMap() if nodes else None)
+        elif isinstance(value, list):
+            items, node = enumerate(value), (PosSeq() if nodes else None)
+        else:
+            return value
+        if nodes:
+            node.lc = Marks(None, None, {})
+        for k, v in items:
+            line[0] += 1
+            at = line[0]
+            sub = path + (k,)
+            lines[sub] = at
+            child = build(v, sub)
+            if isinstance(node, PosMap):
+                node[k] = child
+                node.lc.data[k] = (at - 1, 0, at - 1, 1)
+            elif node is not None:
+                node.append(child)
+                node.lc.data[k] = (at - 1, 1)
+        return node
 
     tree = build(data, ())
-    tree.lc.line, tree.lc.col = 0, 0
-    paths[Pos(FILE, 1, 1)] = ()
-    return tree, paths
+    if nodes:
+        tree.lc.line, tree.lc.col = 0, 0
+    return tree, lines
+
+
+def _place(lines: dict[tuple, int], path: tuple, key: bool = False) -> Pos:
+    """The place of the value (or key) at ``path`` in a tree :func:`_tree` numbered, or of the
+    nearest enclosing value it holds: what :func:`harmony.yamltree.node_pos` finds by walking
+    the tree. (A key is in column 1 of its line, a value or list item in column 2; a path
+    ending in a string names a key of a mapping, JSON having no other keys.)
+
+    >>> lines = _tree({"a": [1, {"b": 2}]}, nodes=False)[1]
+    >>> _place(lines, ("a", 1, "b"), key=True), _place(lines, ("a", 7, "b")), _place(lines, ())
+    ... # doctest: +NORMALIZE_WHITESPACE
+    (Pos(path='position.yaml', line=5, col=1), Pos(path='position.yaml', line=2, col=2),
+     Pos(path='position.yaml', line=1, col=1))
+    """
+    for n in range(len(path), 0, -1):
+        try:
+            at = lines.get(path[:n] if n < len(path) else path)
+        except TypeError:           # an unhashable step: no place of the tree
+            continue
+        if at is not None:
+            return Pos(FILE, at, 1 if key and n == len(path) and isinstance(path[-1], str) else 2)
+    return Pos(FILE, 1, 1)
+
+
+def _paths(lines: dict[tuple, int]) -> dict[Pos, tuple]:
+    """The path at each place of a tree :func:`_tree` numbered (for an error's place)."""
+    paths: dict[Pos, tuple] = {Pos(FILE, 1, 1): ()}
+    for path, at in lines.items():
+        paths[Pos(FILE, at, 2)] = path
+        if isinstance(path[-1], str):
+            paths[Pos(FILE, at, 1)] = path
+    return paths
+
+
+class _Placed(Scenario):
+    """A scenario read from a position: the place of each value is looked up in the lines
+    :func:`_tree` counted rather than found by walking a tree (the steps and the checks ask
+    for thousands of places a decision), to the same answer."""
+
+    def __init__(self, lines: dict[tuple, int], **fields):
+        super().__init__(**fields)
+        self._lines = lines
+
+    def pos(self, *path: str | int, key: bool = False) -> Pos:
+        if not path:
+            return Pos(FILE, 1, 1)
+        return _place(self._lines, ("scenario",) + path, key)
 
 
 def _path_text(path: tuple) -> str:
@@ -324,9 +386,9 @@ class _Played:
     """A position played: the scenario read from it, its questions and the result."""
 
     def __init__(self, scenario: Scenario, asked: list[dict], origin: list[int | None],
-                 result, paths: dict[Pos, tuple]):
+                 result, lines: dict[tuple, int]):
         self.scenario, self.asked, self.origin, self.result = scenario, asked, origin, result
-        self.paths = paths
+        self.lines = lines
 
 
 class Explorer:
@@ -337,9 +399,70 @@ class Explorer:
     ['PB', 'PL', 'AIW', 'REV']
     """
 
-    def __init__(self, rules_folder: str):
+    def __init__(self, rules_folder: str, reuse: bool = True):
         self.model, report = load(rules_folder)
         self.problems = [str(d) for d in report.errors]
+        #: whether to remember what was checked (False: every decision validates the whole
+        #: position against the schema, as the first one does; the tests compare the two)
+        self.reuse = reuse
+        self._checked: dict[tuple[str, str], bool] = {}
+        self._validators: dict[str, Any] = {}
+
+    # ---------------------------------------------------------------- the schema, in parts
+    def _valid(self, whole: dict) -> bool:
+        """Whether a scenario document (``{"scenario": ...}``) has no schema problem, told from
+        its parts, each remembered by its JSON text: the scenario without its steps, each step
+        without its questions, each question. A reader's edit changes one part; the questions
+        the explorer adds recur from one decision to the next. This says "valid" exactly when
+        the schema does (the steps and questions are lists of items each valid on its own:
+        no ``uniqueItems``, no ``maxItems``); where it says "not valid", the caller validates
+        the whole document to report its problems as ``harmony check`` would.
+
+        >>> ex = Explorer("rules_data")
+        >>> doc = {"scenario": {"id": "x", "title": "X", "summary": "S.", "rulesets": ["PB"],
+        ...     "map": {"columns": 3, "rows": 3}, "units": [{"id": "t", "side": "German",
+        ...     "kind": "armoured", "class": "A", "attack": 1, "range": 1, "defence": 1,
+        ...     "movement": 1, "at": "B2"}], "start": {"side": "German", "phase": "movement"},
+        ...     "steps": [{"end": "phase"}]}}
+        >>> ex._valid(doc), ex._valid(dict(doc, scenario=dict(doc["scenario"], steps=[{"end": 1}])))
+        (True, False)
+        """
+        if not self.reuse:
+            return False
+        sc = whole.get("scenario")
+        steps = sc.get("steps") if isinstance(sc, dict) else None
+        if not isinstance(steps, list) or not steps:
+            return False
+        parts = [("scenario", {"scenario": dict(sc, steps=[_PLACEHOLDER_STEP])})]
+        for step in steps:
+            expect = step.get("expect") if isinstance(step, dict) else None
+            if isinstance(expect, list) and expect:
+                parts.append(("step", dict(step, expect=expect[:1])))
+                parts.extend(("expectation", e) for e in expect)
+            else:
+                parts.append(("step", step))
+        return all(self._part_valid(kind, value) for kind, value in parts)
+
+    def _part_valid(self, kind: str, value: Any) -> bool:
+        key = (kind, json.dumps(value, sort_keys=True))
+        known = self._checked.get(key)
+        if known is None:
+            if len(self._checked) > 20_000:     # a long session: start afresh
+                self._checked.clear()
+            known = self._checked[key] = self._validator(kind).is_valid(value)
+        return known
+
+    def _validator(self, kind: str):
+        """The schema's validator for a whole document, a step or a question."""
+        if kind not in self._validators:
+            root = schema()
+            if kind == "scenario":
+                sub = root
+            else:
+                sub = {k: root[k] for k in ("$schema", "$id", "$defs")}
+                sub["$ref"] = f"#/$defs/scenario/$defs/{kind}"
+            self._validators[kind] = Draft202012Validator(sub)
+        return self._validators[kind]
 
     # ---------------------------------------------------------------- catalogue
     def catalogue(self) -> str:
@@ -409,27 +532,35 @@ class Explorer:
                                for r in names} or {"PB": {"value": None, "because": []}}
         body = dict(position, steps=steps) if isinstance(position.get("steps", []), list) \
             else position
-        tree, paths = _tree({"scenario": {"id": sid, "title": title, "summary": SUMMARY, **body}})
-        doc = Document(FILE, tree=tree)
-        report, _broken = validate_items(doc)
-        node = doc.tree["scenario"]
-        sc = Scenario(file=FILE, node=node, id=sid, title=title, data=plain(node))
-        if not report.errors:
-            check_scenario(self.model, sc, report)
+        whole = {"scenario": {"id": sid, "title": title, "summary": SUMMARY, **body}}
+        if self._valid(whole):
+            report = Report()
+            _, lines = _tree(whole, nodes=False)
+        else:
+            tree, lines = _tree(whole)
+            report, _broken = validate_items(Document(FILE, tree=tree))
+            if report.errors:
+                return self._first_error(report.errors, lines, origin)
+        # the data the engine reads, sharing nothing with what the explorer keeps
+        data = json.loads(json.dumps(whole["scenario"]))
+        sc = _Placed(lines, file=FILE, id=sid, title=title, data=data)
+        check_scenario(self.model, sc, report)
         if report.errors:
-            return self._first_error(report.errors, paths, origin)
+            return self._first_error(report.errors, lines, origin)
         model = copy.copy(self.model)
         model.scenarios = {sid: sc}
         result = run_scenario(model, sid)
         setup = [d for d in result.errors if d.code != "scenario-step"]
         if setup:
-            return self._first_error(setup, paths, origin)
-        return _Played(sc, asked, origin, result, paths)
+            return self._first_error(setup, lines, origin)
+        return _Played(sc, asked, origin, result, lines)
 
-    def _first_error(self, errors: list[Diagnostic], paths: dict[Pos, tuple],
+    def _first_error(self, errors: list[Diagnostic], lines: dict[tuple, int],
                      origin: list[int | None]) -> dict:
         """The first problem in the reader's own position (else the first of all), at its path
         in the position."""
+        paths = _paths(lines)
+
         def place(d: Diagnostic) -> tuple[bool, str]:
             path = paths.get(d.pos, ("scenario",))
             mine = False
@@ -446,11 +577,13 @@ class Explorer:
         message = d.message.removeprefix(f"scenario {PLAYED_ID}: ")
         return _error(message, path)
 
-    def decide(self, position_json: str) -> str:
+    def decide(self, position_json: str, snapshots: bool = True) -> str:
         """The engine's rulings on a position under each of its rulesets, as JSON text:
         ``{"rulesets", "questions": [{"id", "text", "ask", "when", "rulings": {ruleset:
         {"value", "words", "reasons"} | {"refused", "clause"}}}], "snapshot", "snapshots"}``,
-        or ``{"error": {"message", "path"}}``.
+        or ``{"error": {"message", "path"}}``. With ``snapshots=False`` the boards after the
+        last step (``snapshot``, ``snapshots``: three quarters of the text for a long move)
+        are left out, for a reader of the rulings alone (the explorer page).
 
         >>> ex = Explorer("rules_data")
         >>> pos = {"rulesets": ["PB", "REV"], "map": {"columns": 5, "rows": 5, "hexes": {"C3": "woods"}},
@@ -464,6 +597,8 @@ class Explorer:
         >>> q = next(q for q in out["questions"] if q["id"] == "spotted@C3")
         >>> q["text"], q["rulings"]["PB"]["words"], q["rulings"]["REV"]["reasons"][:2]
         ('Is tank spotted in C3?', 'no', ['movement.spotting', 'spotting.limitation'])
+        >>> sorted(json.loads(ex.decide(json.dumps(pos), snapshots=False)))
+        ['questions', 'rulesets']
         >>> pos["units"][1]["at"] = "C9"
         >>> json.loads(ex.decide(json.dumps(pos)))["error"]["path"]
         'units[1].at'
@@ -471,7 +606,7 @@ class Explorer:
         played = self._play(position_json)
         if isinstance(played, dict):
             return json.dumps(played, sort_keys=True)
-        return json.dumps(_decision(played), sort_keys=True)
+        return json.dumps(_decision(played, snapshots), sort_keys=True)
 
     def scenario_yaml(self, position_json: str, id: str, title: str) -> str:
         """The position as a scenario file, whose expectations are the engine's rulings on
@@ -503,7 +638,7 @@ class Explorer:
             return json.dumps(played, sort_keys=True)
         refused = [d for d in played.result.errors if d.code == "scenario-step"]
         if refused:
-            err = self._first_error(refused, played.paths, played.origin)
+            err = self._first_error(refused, played.lines, played.origin)
             err["error"]["message"] += (" (a scenario file must play under each of its "
                                         "rulesets)")
             return json.dumps(err, sort_keys=True)
@@ -546,19 +681,19 @@ def _answers(played: _Played) -> dict[str, dict[str, dict]]:
     return out
 
 
-def _decision(played: _Played) -> dict:
+def _decision(played: _Played, snapshots: bool = True) -> dict:
     answers = _answers(played)
     result = played.result
+    questions_out = [{"id": q["id"], "text": q["text"], "ask": q["ask"], "when": q["when"],
+                      "rulings": answers[q["id"]]} for q in played.asked]
+    if not snapshots:
+        return {"rulesets": list(result.rulesets), "questions": questions_out}
     last = max((k for k, o in enumerate(played.origin) if o is not None), default=None)
     snapshots = {}
     for name, snaps in result.snapshots.items():
         chosen = [s for s in snaps if s["step"] == last] or snaps[-1:]
         if chosen:
             snapshots[name] = dict(chosen[0], step=played.origin[chosen[0]["step"]])
-    questions_out = []
-    for q in played.asked:
-        questions_out.append({"id": q["id"], "text": q["text"], "ask": q["ask"], "when": q["when"],
-                              "rulings": answers[q["id"]]})
     first = next(iter(snapshots.values()), {})
     return {"rulesets": list(result.rulesets), "questions": questions_out,
             "snapshot": dict(first, map=result.map), "snapshots": snapshots}

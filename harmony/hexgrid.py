@@ -347,8 +347,14 @@ def parse_label(text: str) -> Hex:
     return from_offset(_column_index(m.group(1)), int(m.group(2)) - 1)
 
 
+@lru_cache(maxsize=65536)
 def label(h: Hex) -> str:
-    """The board label of a hex (inverse of :func:`parse_label`)."""
+    """The board label of a hex (inverse of :func:`parse_label`); remembered, as a game's
+    snapshots label the same hexes of its lines of sight thousands of times.
+
+    >>> label(Hex(3, 1)), label(Hex(0, -1))
+    ('D3', '(0,-1)')
+    """
     col, row = to_offset(h)
     if col < 0 or row < 0:
         return f"({h.q},{h.r})"

@@ -523,6 +523,14 @@ def _check_observer(a, units: dict, where: dict, hexmap: HexMap, unit, err) -> N
             f"to {a.at}", "scenario-observer")
 
 
+def _on_map(hexmap: HexMap, text: str | None) -> Hex | None:
+    """The hex of a label, or None for none or a hex off the map (reported where it is written)."""
+    try:
+        return hexmap.hex(text) if text is not None else None
+    except MapError:
+        return None
+
+
 def _check_order(order, units: dict, where: dict, side: str, hexmap: HexMap, unit, hex_, err) -> None:
     """An order no player could give, even blind: an unknown unit, a unit not his, a first hex
     not adjacent to the unit, more movement points than it has."""
@@ -535,8 +543,8 @@ def _check_order(order, units: dict, where: dict, side: str, hexmap: HexMap, uni
             "scenario-order")
         return
     hexes = [hex_(w) for w in order.path]
-    before = where.get(order.unit)
-    if before is not None and hexes[0] is not None and not adjacent(hexmap.hex(before), hexes[0]):
+    start = _on_map(hexmap, where.get(order.unit))
+    if start is not None and hexes[0] is not None and not adjacent(start, hexes[0]):
         err(order.path[0].pos, f"hex {order.path[0]} is not adjacent to {before}, the hex "
             f"{order.unit} moves from", "scenario-path")
     if None not in hexes:
@@ -659,9 +667,8 @@ def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
                 unit(mv.unit)
                 before = where.get(mv.unit)
                 hexes = [hex_(w) for w in mv.path]
-                first = hexes[0]
-                if before is not None and first is not None:
-                    start = hexmap.hex(before)
+                first, start = hexes[0], _on_map(hexmap, before)
+                if start is not None and first is not None:
                     if mv.mode == "revealed" and first != start:
                         err(mv.path[0].pos, f"revealed movement stays in {before}; the path names "
                             f"{mv.path[0]}", "scenario-path")

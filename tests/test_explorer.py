@@ -172,6 +172,33 @@ def test_a_refused_step_is_a_ruling_naming_the_clause(ex):
     assert "value" not in ruling
 
 
+def with_hexside(pos: dict, kind: str) -> dict:
+    pos["map"]["hexsides"] = [{"between": ["C1", "C2"], "type": kind}]
+    return pos
+
+
+@pytest.mark.parametrize("kind", ["woods-side", "slope-side"])
+def test_a_hexside_the_reader_paints_is_in_the_rulings(ex, kind):
+    """A hexside between the gun and the tank's path hides the tank where the open board
+    shows it (the engine's own line of sight), and is in the board decide answers with."""
+    def words(out, qid):
+        return {r: c["words"] for r, c in next(q for q in out["questions"]
+                                               if q["id"] == qid)["rulings"].items()}
+    open_board = decided(ex, tank_and_gun())
+    sided = decided(ex, with_hexside(tank_and_gun(), kind))
+    assert words(open_board, "spotted@C3")["REV"] == "yes"
+    assert words(sided, "spotted@C3")["REV"] == "no"
+    assert sided["snapshot"]["map"]["hexsides"] == [{"between": ["C1", "C2"], "type": kind}]
+    assert decode(encode(with_hexside(tank_and_gun(), kind)))["map"]["hexsides"][0]["type"] == kind
+
+
+def test_rulings_without_the_boards_are_the_same_rulings(ex):
+    for pos in (tank_and_gun(), long_position(), tank_and_gun(steps=[{"end": "phase"}])):
+        whole = decided(ex, pos)
+        rulings = json.loads(ex.decide(json.dumps(pos), snapshots=False))
+        assert rulings == {"rulesets": whole["rulesets"], "questions": whole["questions"]}
+
+
 def test_decide_is_deterministic(ex):
     text = json.dumps(tank_and_gun())
     assert ex.decide(text) == ex.decide(text)
@@ -182,6 +209,7 @@ def test_decide_is_deterministic(ex):
 BAD = [
     (lambda p: p["units"][1].update(at="C9"), "units[1].at", "off the map"),
     (lambda p: p["units"][0].update(at="9C"), "units[0].at", "9C"),
+    (lambda p: p["units"][0].update(at="Z9"), "units[0].at", "off the map"),   # and it moves
     (lambda p: p["map"]["hexes"].update(C3="swamp"), "map.hexes.C3", "swamp"),
     (lambda p: p["steps"][0]["move"].update(unit="nobody"), "steps[0].move.unit", "nobody"),
     (lambda p: p["steps"][0]["move"]["path"].append("E1"), "steps[0].move.path[2]",
@@ -242,6 +270,132 @@ def test_any_damaged_position_is_answered_never_raised(ex, place, value):
     assert "questions" in out or (out["error"]["message"] and isinstance(out["error"]["path"], str))
 
 
+# ------------------------------------------------------------------ what decide remembers
+
+@pytest.fixture(scope="module")
+def forgetful() -> Explorer:
+    """An explorer that remembers nothing between decisions: every position is checked whole
+    against the schema, as the first decision of a fresh explorer is."""
+    e = Explorer(str(RULES), reuse=False)
+    assert e.problems == []
+    return e
+
+
+def long_position() -> dict:
+    """A tank moving up a column past a gun, on a board with room for terrain and hexsides."""
+    return {"rulesets": ["PB", "PL", "AIW", "REV"],
+            "map": {"columns": 6, "rows": 8, "hexes": {"C4": "woods"}},
+            "units": [{"id": "tank", "name": "German tank", "side": "German", "kind": "armoured",
+                       "class": "A", "attack": 12, "range": 8, "defence": 8, "movement": 8,
+                       "opportunity-fire": True, "at": "C8"},
+                      {"id": "gun", "side": "Soviet", "kind": "gun", "class": "A", "attack": 8,
+                       "range": 6, "defence": 2, "movement": 1, "at": "E2", "opportunity-fire": True},
+                      {"id": "rifles", "side": "Soviet", "kind": "infantry", "class": "I", "attack": 6,
+                       "range": 3, "defence": 6, "movement": 3, "at": "A3", "opportunity-fire": True}],
+            "start": {"side": "German", "phase": "movement"},
+            "steps": [{"move": {"unit": "tank", "path": ["C7", "C6", "C5", "C4", "C3", "C2"]}}]}
+
+
+HEXES = [f"{c}{r}" for c in "ABCDEF" for r in range(1, 9)]
+EDIT = st.one_of(
+    st.tuples(st.just("path"), st.integers(1, 6)),
+    st.tuples(st.just("terrain"), st.sampled_from(HEXES),
+              st.sampled_from(["woods", "town", "slope", "hill", "clear", "swamp"])),
+    st.tuples(st.just("hexside"), st.sampled_from(HEXES), st.sampled_from(range(6)),
+              st.sampled_from(["slope-side", "woods-side", "cliff-side"])),
+    st.tuples(st.just("unit"), st.sampled_from([0, 1, 2]),
+              st.sampled_from(["at", "attack", "dispersal", "face", "opportunity-fire"]),
+              st.sampled_from(["C1", "E2", "B5", "Z9", 3, 20, "D", "DD", "down", "up", True, False])),
+    st.tuples(st.just("rulesets"), st.lists(st.sampled_from(["PB", "PL", "AIW", "REV", "DB", "CP",
+                                                            "PL+opportunity-fire", "XX"]),
+                                            min_size=1, max_size=4, unique=True)),
+    st.tuples(st.just("damage"), st.sampled_from([p for p in leaves(long_position()) if p]),
+              st.none() | st.integers(-2, 9) | st.text(max_size=3)),
+)
+
+
+def edited(pos: dict, edit: tuple) -> dict:
+    """The position after one reader's edit (some leave it malformed, as a reader may; an edit
+    that finds no place to land, the position being damaged there, leaves it as it was)."""
+    try:
+        return _edited(copy.deepcopy(pos), edit)
+    except (KeyError, IndexError, TypeError, AttributeError):
+        return pos
+
+
+def _edited(pos: dict, edit: tuple) -> dict:
+    from harmony.hexgrid import label, neighbours, parse_label
+    kind, *args = edit
+    if kind == "path":
+        full = long_position()["steps"][0]["move"]["path"]
+        pos["steps"] = [{"move": {"unit": "tank", "path": full[:args[0]]}}]
+    elif kind == "terrain":
+        pos["map"]["hexes"] = dict(pos["map"].get("hexes") or {}, **{args[0]: args[1]})
+    elif kind == "hexside":
+        other = label(list(neighbours(parse_label(args[0])))[args[1]])
+        pos["map"]["hexsides"] = (pos["map"].get("hexsides") or []) + [
+            {"between": [args[0], other], "type": args[2]}]
+    elif kind == "unit":
+        pos["units"][args[0]][args[1]] = args[2]
+    elif kind == "rulesets":
+        pos["rulesets"] = args[0]
+    else:
+        node = pos
+        for step in args[0][:-1]:
+            node = node[step]
+        node[args[0][-1]] = args[1]
+    return pos
+
+
+@settings(max_examples=40, deadline=None)
+@given(st.lists(EDIT, min_size=1, max_size=5))
+def test_a_remembered_decision_is_a_fresh_explorers_decision(ex, forgetful, edits):
+    """Edit after edit, the explorer that remembers what it checked answers every position,
+    rulings and errors alike, exactly as one that remembers nothing."""
+    pos = long_position()
+    ex.decide(json.dumps(pos))
+    for edit in edits:
+        pos = edited(pos, edit)
+        text = json.dumps(pos)
+        assert ex.decide(text) == forgetful.decide(text)
+    assert ex.scenario_yaml(text, "saved", "Saved") == forgetful.scenario_yaml(text, "saved", "Saved")
+
+
+def test_a_longer_move_checks_only_its_new_parts():
+    """One hex more: the scenario, the step and the questions already checked are not checked
+    again; the new hex's three questions are."""
+    fresh = Explorer(str(RULES))
+    pos = long_position()
+    pos["steps"][0]["move"]["path"] = pos["steps"][0]["move"]["path"][:5]
+    decided(fresh, pos)
+    before = dict(fresh._checked)
+    assert before and all(before.values())
+    decided(fresh, long_position())
+    new = {key for key in fresh._checked if key not in before}
+    assert sorted(kind for kind, _ in new) == ["expectation"] * 3 + ["step"], new
+    assert all('"at": "C2"' in text for kind, text in new if kind == "expectation")
+    # the same position again checks nothing
+    decided(fresh, long_position())
+    assert len(fresh._checked) == len(before) + len(new)
+
+
+def test_places_are_those_the_tree_walk_finds():
+    """The table of places the explorer reads a position with gives the place walking the tree
+    gives, for every key and value, and for paths the tree does not hold."""
+    from harmony.yamltree import node_pos
+    whole = {"scenario": dict(long_position(), id="x")}
+    tree, lines = explorer._tree(whole)
+    assert explorer._tree(whole, nodes=False) == (None, lines)
+    sc = explorer._Placed(lines, file=explorer.FILE, id="x", data=whole["scenario"])
+    places = [p[1:] for p in leaves(whole) if p[:1] == ("scenario",)]
+    places += [("units", 9), ("units", 0, "nothing"), ("map", "hexes", "C4", 2), ("steps", "x"),
+               ("map", {"un": "hashable"}), ()]
+    for path in places:
+        for key in (False, True):
+            assert sc.pos(*path, key=key) == node_pos(explorer.FILE, tree["scenario"], path,
+                                                      key=key), (path, key)
+
+
 # ------------------------------------------------------------------ saving
 
 def saved_scenarios(ex: Explorer) -> dict[str, str]:
@@ -249,6 +403,7 @@ def saved_scenarios(ex: Explorer) -> dict[str, str]:
                  "explorer-gun-fires": tank_and_gun(
                      start={"side": "Soviet", "phase": "fire"},
                      steps=[{"fire": {"units": ["gun"], "target": "tank", "result": "D"}}]),
+                 "explorer-woods-side": with_hexside(tank_and_gun(), "woods-side"),
                  "explorer-figure-1": position_of(ex.model, "rev-figure-1"),
                  "explorer-adjacent": position_of(ex.model, "rev-adjacent-combining")}
     out = {}

@@ -248,6 +248,48 @@ def test_a_downloaded_scenario_passes_harmony_check(offline_page, explorer, rule
     assert offline_page.attempted == []
 
 
+def test_a_painted_hexside_is_in_the_link_the_rulings_and_the_download(offline_page, explorer, rules_copy):
+    """The reader paints a woods hexside by clicking near the side between two hexes: it is in
+    the address, drawn on the board, decided by the engine, and saved in the scenario file;
+    the same click again clears it."""
+    page = offline_page.page
+    page.locator('input[data-mode="hexside"]').check()
+    page.locator("select.hm-ex-hexside").select_option("woods-side")
+    hex_ = page.locator('polygon[data-hex="E5"]')
+    box = hex_.bounding_box()
+    near_top = {"x": box["width"] / 2, "y": box["height"] * 0.08}   # the side E5 shares with E4
+    hex_.click(position=near_top, force=True)
+    settled(page)
+    pos = position(page)
+    assert pos["map"]["hexsides"] == [{"between": ["E4", "E5"], "type": "woods-side"}]
+    drawn = page.locator("line.hm-ex-hexside")
+    assert drawn.count() == 1 and drawn.get_attribute("data-hexside") == "E4|E5"
+    assert drawn.get_attribute("data-type") == "woods-side"
+    assert shown(page) == computed(explorer, pos)
+    assert float(page.get_attribute("#hm-explorer", "data-decide-ms")) > 0
+    page.wait_for_function("() => { const r = document.getElementById('hm-explorer'); "
+                           "return r.getAttribute('data-shown') === r.getAttribute('data-decided'); }")
+    assert float(page.get_attribute("#hm-explorer", "data-shown-ms")) >= \
+        float(page.get_attribute("#hm-explorer", "data-decide-ms"))
+    expected = explorer.scenario_yaml(json.dumps(pos), "explorer-position", "A position set up in the explorer")
+    assert "woods-side" in expected
+    with page.expect_download() as info:
+        page.locator("button.hm-ex-download").click()
+    target = rules_copy / "scenarios" / "explorer-position.yaml"
+    info.value.save_as(target)
+    assert target.read_text("utf-8") == expected
+    run = subprocess.run([sys.executable, "-m", "harmony", "check", str(rules_copy)], capture_output=True,
+                         text=True, cwd=ROOT, env=dict(os.environ, PYTHONPATH=str(ROOT)))
+    assert run.returncode == 0 and "0 errors, 0 warnings" in run.stdout, run.stdout + run.stderr
+    # the same side clicked again is cleared
+    hex_.click(position=near_top, force=True)
+    settled(page)
+    assert "hexsides" not in position(page)["map"]
+    assert page.locator("line.hm-ex-hexside").count() == 0
+    assert shown(page) == computed(explorer, position(page))
+    assert offline_page.attempted == [] and offline_page.errors == []
+
+
 def test_an_example_opens_in_the_explorer_from_harmony_serve(browser, served, explorer, shots):
     url, site = served
     sid = "rev-figure-1"

@@ -174,13 +174,18 @@
         py.unpackArchive(zip, "zip", {extractDir: bundle.home});
         py.runPython("import sys\nsys.path.insert(0, " + JSON.stringify(bundle.home + "/lib") + ")\n" +
                      "from harmony.explorer import Explorer\n" +
-                     "_harmony_explorer = Explorer(" + JSON.stringify(bundle.home + "/rules_data") + ")");
+                     "_harmony_explorer = Explorer(" + JSON.stringify(bundle.home + "/rules_data") + ")\n" +
+                     /* the loaded rules live as long as the page: keep the collector from walking
+                        them again and again (a full collection during a decision costs more than
+                        the decision) */
+                     "import gc\ngc.collect()\ngc.freeze()");
         var ex = py.globals.get("_harmony_explorer");
         var decideFn = ex.decide, yamlFn = ex.scenario_yaml;
         return {
           catalogue: JSON.parse(ex.catalogue()),
           links: bundle.links || {},
-          decide: function (pos) { return JSON.parse(decideFn(canonical(pos))); },
+          /* the rulings alone: the page draws its own board */
+          decide: function (pos) { return JSON.parse(decideFn(canonical(pos), false)); },
           yaml: function (pos, id, title) { return yamlFn(canonical(pos), id, title); }
         };
       });
@@ -209,7 +214,7 @@
   }
 
   var pos = null;        // the position shown
-  var ui = {mode: "place", selected: null, terrain: "woods", fire: [], result: "none"};
+  var ui = {mode: "place", selected: null, terrain: "woods", hexside: "slope-side", fire: [], result: "none"};
 
   function unitById(id) {
     for (var i = 0; i < pos.units.length; i += 1) { if (pos.units[i].id === id) { return pos.units[i]; } }
@@ -232,108 +237,193 @@
     return kind + "-" + n;
   }
 
-  /* ------------------------------------------------------------ drawing (as harmony.svg draws) */
-  function drawBoard() {
-    var style = window.__harmonyExplorerBundle.style;
-    var S = style.size, m = pos.map;
+  /* ------------------------------------------------------------ drawing (as harmony.svg draws)
+     The board is drawn once per map size; an edit then changes only what it touches: the
+     hexes whose terrain or place on the path changed, and the small layers on top (hexsides,
+     the path and lines of fire, the counters, the letters), each redrawn only when its own
+     part of the position changed. */
+  var board = null;   // {svg, cols, rows, hexes: {label: {poly, terrain}}, layers, keys}
+  function layerKey(value) { return JSON.stringify(value); }
+  function hexPoints(c, S) {
+    var pts = [];
+    for (var i = 0; i < 6; i += 1) {
+      var a = Math.PI / 180 * 60 * i;
+      pts.push((c[0] + S * Math.cos(a)).toFixed(1) + "," + (c[1] + S * Math.sin(a)).toFixed(1));
+    }
+    return pts.join(" ");
+  }
+  function newBoard(style, m) {
+    var S = style.size;
     var w = S * (1.5 * (m.columns - 1) + 2) + 2, h = S * SQRT3 * (m.rows + (m.columns > 1 ? 0.5 : 0)) + 2;
-    var board = svg("svg", {"class": "hm-svg hm-ex-board", viewBox: "-1 -1 " + w.toFixed(1) + " " + h.toFixed(1),
-                            role: "img", "aria-label": "the board: click a hex"});
-    board.style.maxWidth = (w * 1.6).toFixed(0) + "px";
-    var base = m.terrain || "clear", hexes = m.hexes || {};
-    var last = lastStep(), moved = -1;
-    pos.steps.forEach(function (st, i) { if (st.move) { moved = i; } });
-    var path = moved >= 0 ? [whereBefore(pos.steps[moved].move.unit, moved)].concat(pos.steps[moved].move.path || []) : [];
-    var g = svg("g", {"class": "hm-board"});
+    var node = svg("svg", {"class": "hm-svg hm-ex-board", viewBox: "-1 -1 " + w.toFixed(1) + " " + h.toFixed(1),
+                           role: "img", "aria-label": "the board: click a hex"});
+    node.style.maxWidth = (w * 1.6).toFixed(0) + "px";
+    var g = svg("g", {"class": "hm-board"}), hexes = {};
     boardLabels(m.columns, m.rows).forEach(function (lab) {
-      var c = centre(lab, S), terrain = hexes[lab] || base, pts = [];
-      for (var i = 0; i < 6; i += 1) {
-        var a = Math.PI / 180 * 60 * i;
-        pts.push((c[0] + S * Math.cos(a)).toFixed(1) + "," + (c[1] + S * Math.sin(a)).toFixed(1));
-      }
-      var poly = svg("polygon", {points: pts.join(" "), fill: style.terrain[terrain] || style.other,
-                                 stroke: "#8c8c7a", "stroke-width": 1, "data-hex": lab, "data-terrain": terrain,
-                                 "class": "hm-ex-hex" + (path.indexOf(lab) > 0 ? " hm-ex-onpath" : "")});
+      var c = centre(lab, S);
+      var poly = svg("polygon", {points: hexPoints(c, S), stroke: "#8c8c7a", "stroke-width": 1, "data-hex": lab,
+                                 "class": "hm-ex-hex"});
       g.appendChild(poly);
       g.appendChild(svg("text", {x: c[0].toFixed(1), y: (c[1] - S * 0.62).toFixed(1), "font-size": 7,
                                  "text-anchor": "middle", fill: "#555"}, lab));
-      if (terrain !== base) {
-        g.appendChild(svg("text", {x: c[0].toFixed(1), y: (c[1] + S * 0.78).toFixed(1), "font-size": 6,
-                                   "text-anchor": "middle", fill: "#333"}, terrain));
-      }
+      hexes[lab] = {poly: poly, terrain: null, word: null, onpath: false, c: c};
     });
-    (m.hexsides || []).forEach(function (side) {
-      var a = centre(side.between[0], S), b = centre(side.between[1], S);
-      var mx = (a[0] + b[0]) / 2, my = (a[1] + b[1]) / 2, dx = b[0] - a[0], dy = b[1] - a[1];
-      var len = Math.sqrt(dx * dx + dy * dy) || 1, half = S / 2;
-      g.appendChild(svg("line", {x1: (mx - dy / len * half).toFixed(1), y1: (my + dx / len * half).toFixed(1),
-                                 x2: (mx + dy / len * half).toFixed(1), y2: (my - dx / len * half).toFixed(1),
-                                 stroke: style.hexside[side.type] || "#444", "stroke-width": 4, "stroke-linecap": "round"}));
-    });
-    board.appendChild(g);
+    node.appendChild(g);
     var defs = svg("defs");
     var marker = svg("marker", {id: "hm-ex-arrow", viewBox: "0 0 10 10", refX: 8, refY: 5, markerWidth: 6,
                                 markerHeight: 6, orient: "auto-start-reverse"});
     marker.appendChild(svg("path", {d: "M0,0 L10,5 L0,10 z", fill: "#222"}));
     defs.appendChild(marker);
-    board.appendChild(defs);
-    if (path.length > 1) {
-      board.appendChild(svg("polyline", {"class": "hm-path", fill: "none", stroke: "#222", "stroke-width": 2.5,
-                                         "stroke-dasharray": "6 3", "marker-end": "url(#hm-ex-arrow)",
-                                         points: path.map(function (p) { var c = centre(p, S); return c[0].toFixed(1) + "," + c[1].toFixed(1); }).join(" ")}));
+    node.appendChild(defs);
+    var layers = {};
+    ["words", "sides", "paths", "units", "letters"].forEach(function (k) {
+      layers[k] = svg("g", {"class": "hm-ex-layer-" + k});
+      node.appendChild(layers[k]);
+    });
+    node.addEventListener("click", function (ev) {
+      noteInput(ev);
+      var t = ev.target.closest("[data-unit]"), hexNode = ev.target.closest("[data-hex]");
+      var lab = hexNode ? hexNode.getAttribute("data-hex") : null;
+      if (t && !lab) { var u = unitById(t.getAttribute("data-unit")); lab = u ? u.at : null; }
+      if (ui.mode === "hexside" && lab) { clickHexside(lab, boardPoint(ev)); return; }
+      clickHex(lab, t ? t.getAttribute("data-unit") : null);
+    });
+    return {svg: node, cols: m.columns, rows: m.rows, hexes: hexes, layers: layers, keys: {}};
+  }
+  /* where a click falls on the board, in the board's own units */
+  function boardPoint(ev) {
+    var ctm = board.svg.getScreenCTM();
+    if (!ctm) { return null; }
+    var pt = board.svg.createSVGPoint();
+    pt.x = ev.clientX; pt.y = ev.clientY;
+    var p = pt.matrixTransform(ctm.inverse());
+    return [p.x, p.y];
+  }
+  /* the hex across the side of `lab` nearest to point `at` (null off the board) */
+  function acrossSide(lab, at) {
+    var S = window.__harmonyExplorerBundle.style.size, h = parseLabel(lab), c = centre(lab, S);
+    if (!h || !at) { return null; }
+    var best = null, bestDot = -Infinity;
+    [[1, 0], [1, -1], [0, -1], [-1, 0], [-1, 1], [0, 1]].forEach(function (d) {
+      var other = hexLabel({q: h.q + d[0], r: h.r + d[1]});
+      if (h.q + d[0] < 0 || !onBoard(other, pos.map)) { return; }
+      var o = centre(other, S), dot = (o[0] - c[0]) * (at[0] - c[0]) + (o[1] - c[1]) * (at[1] - c[1]);
+      if (dot > bestDot) { bestDot = dot; best = other; }
+    });
+    return best;
+  }
+  function drawBoard() {
+    var style = window.__harmonyExplorerBundle.style;
+    var S = style.size, m = pos.map;
+    if (!board || board.cols !== m.columns || board.rows !== m.rows) { board = newBoard(style, m); }
+    var base = m.terrain || "clear", hexes = m.hexes || {};
+    var last = lastStep(), moved = -1;
+    pos.steps.forEach(function (st, i) { if (st.move) { moved = i; } });
+    var path = moved >= 0 ? [whereBefore(pos.steps[moved].move.unit, moved)].concat(pos.steps[moved].move.path || []) : [];
+    var onpath = {};
+    path.forEach(function (lab, i) { if (i > 0) { onpath[lab] = true; } });
+    Object.keys(board.hexes).forEach(function (lab) {
+      var hx = board.hexes[lab], terrain = hexes[lab] || base;
+      if (hx.terrain !== terrain) {
+        hx.terrain = terrain;
+        hx.poly.setAttribute("fill", style.terrain[terrain] || style.other);
+        hx.poly.setAttribute("data-terrain", terrain);
+      }
+      if (hx.onpath !== !!onpath[lab]) {
+        hx.onpath = !!onpath[lab];
+        hx.poly.classList.toggle("hm-ex-onpath", hx.onpath);
+      }
+    });
+    function layer(name, key, draw) {
+      var k = layerKey(key);
+      if (board.keys[name] === k) { return; }
+      board.keys[name] = k;
+      var g = board.layers[name];
+      while (g.firstChild) { g.removeChild(g.firstChild); }
+      draw(g);
     }
+    layer("words", [base, hexes], function (g) {
+      Object.keys(board.hexes).forEach(function (lab) {
+        var terrain = hexes[lab] || base, c = board.hexes[lab].c;
+        if (terrain !== base) {
+          g.appendChild(svg("text", {x: c[0].toFixed(1), y: (c[1] + S * 0.78).toFixed(1), "font-size": 6,
+                                     "text-anchor": "middle", fill: "#333"}, terrain));
+        }
+      });
+    });
+    layer("sides", m.hexsides || [], function (g) {
+      (m.hexsides || []).forEach(function (side) {
+        if (!side || !side.between || !onBoard(side.between[0], m) || !onBoard(side.between[1], m)) { return; }
+        var a = centre(side.between[0], S), b = centre(side.between[1], S);
+        var mx = (a[0] + b[0]) / 2, my = (a[1] + b[1]) / 2, dx = b[0] - a[0], dy = b[1] - a[1];
+        var len = Math.sqrt(dx * dx + dy * dy) || 1, half = S / 2;
+        g.appendChild(svg("line", {"class": "hm-ex-hexside", "data-hexside": side.between.join("|"), "data-type": side.type,
+                                   x1: (mx - dy / len * half).toFixed(1), y1: (my + dx / len * half).toFixed(1),
+                                   x2: (mx + dy / len * half).toFixed(1), y2: (my - dx / len * half).toFixed(1),
+                                   stroke: style.hexside[side.type] || "#444", "stroke-width": 4, "stroke-linecap": "round"}));
+      });
+    });
+    var fireLines = [];
     if (last && last.fire) {
       var target = unitById(last.fire.target);
       (last.fire.units || []).forEach(function (id) {
         var f = unitById(id);
         if (f && target && onBoard(f.at, m) && onBoard(target.at, m)) {
-          var a = centre(whereBefore(id, pos.steps.length - 1), S), b = centre(whereBefore(target.id, pos.steps.length - 1), S);
-          board.appendChild(svg("line", {"class": "hm-los", x1: a[0].toFixed(1), y1: a[1].toFixed(1), x2: b[0].toFixed(1),
-                                         y2: b[1].toFixed(1), stroke: "#c0392b", "stroke-width": 1.5, "stroke-dasharray": "2 3"}));
+          fireLines.push([whereBefore(id, pos.steps.length - 1), whereBefore(target.id, pos.steps.length - 1)]);
         }
       });
     }
-    var sides = [];
-    pos.units.forEach(function (u) { if (sides.indexOf(u.side) < 0) { sides.push(u.side); } });
-    var stacked = {};
-    pos.units.forEach(function (u) {
-      if (!onBoard(u.at, m)) { return; }
-      var k = stacked[u.at] = (stacked[u.at] || 0) + 1;
-      var c = centre(u.at, S), s = S * 0.9, off = (k - 1) * 4;
-      var colour = style.sides[sides.indexOf(u.side) % style.sides.length];
-      var down = u.face === "down";
-      var grp = svg("g", {"class": "hm-unit" + (ui.selected === u.id ? " hm-ex-selected" : "") +
-                                   (ui.fire.indexOf(u.id) >= 0 ? " hm-ex-firer" : ""),
-                          "data-unit": u.id, transform: "translate(" + off + "," + (-off) + ")"});
-      grp.appendChild(svg("title", {}, (u.name || u.id) + " (" + u.side + ", " + u.kind + ")"));
-      grp.appendChild(svg("rect", {x: (c[0] - s / 2).toFixed(1), y: (c[1] - s / 2).toFixed(1), width: s.toFixed(1),
-                                   height: s.toFixed(1), rx: 2, fill: down ? "#ffffff" : colour, stroke: colour, "stroke-width": 2}));
-      var ink = down ? colour : "#ffffff";
-      grp.appendChild(svg("text", {x: c[0].toFixed(1), y: (c[1] - 2).toFixed(1), "font-size": 8, "font-weight": "bold",
-                                   "text-anchor": "middle", fill: ink}, style.kinds[u.kind] || "UNIT"));
-      grp.appendChild(svg("text", {x: c[0].toFixed(1), y: (c[1] + 8).toFixed(1), "font-size": 6.5, "text-anchor": "middle",
-                                   fill: ink}, u.attack + "-" + u.range + " " + u.defence + "-" + u.movement));
-      if (u.dispersal && u.dispersal !== "none") {
-        grp.appendChild(svg("text", {x: (c[0] + s / 2 - 1).toFixed(1), y: (c[1] - s / 2 + 7).toFixed(1), "font-size": 6,
-                                     "text-anchor": "end", fill: ink}, u.dispersal));
+    layer("paths", [path, fireLines], function (g) {
+      if (path.length > 1) {
+        g.appendChild(svg("polyline", {"class": "hm-path", fill: "none", stroke: "#222", "stroke-width": 2.5,
+                                       "stroke-dasharray": "6 3", "marker-end": "url(#hm-ex-arrow)",
+                                       points: path.map(function (p) { var c = centre(p, S); return c[0].toFixed(1) + "," + c[1].toFixed(1); }).join(" ")}));
       }
-      board.appendChild(grp);
+      fireLines.forEach(function (ends) {
+        var a = centre(ends[0], S), b = centre(ends[1], S);
+        g.appendChild(svg("line", {"class": "hm-los", x1: a[0].toFixed(1), y1: a[1].toFixed(1), x2: b[0].toFixed(1),
+                                   y2: b[1].toFixed(1), stroke: "#c0392b", "stroke-width": 1.5, "stroke-dasharray": "2 3"}));
+      });
+    });
+    layer("units", [pos.units, ui.selected, ui.fire, m.columns, m.rows], function (g) {
+      var sides = [];
+      pos.units.forEach(function (u) { if (sides.indexOf(u.side) < 0) { sides.push(u.side); } });
+      var stacked = {};
+      pos.units.forEach(function (u) {
+        if (!onBoard(u.at, m)) { return; }
+        var k = stacked[u.at] = (stacked[u.at] || 0) + 1;
+        var c = centre(u.at, S), s = S * 0.9, off = (k - 1) * 4;
+        var colour = style.sides[sides.indexOf(u.side) % style.sides.length];
+        var down = u.face === "down";
+        var grp = svg("g", {"class": "hm-unit" + (ui.selected === u.id ? " hm-ex-selected" : "") +
+                                     (ui.fire.indexOf(u.id) >= 0 ? " hm-ex-firer" : ""),
+                            "data-unit": u.id, transform: "translate(" + off + "," + (-off) + ")"});
+        grp.appendChild(svg("title", {}, (u.name || u.id) + " (" + u.side + ", " + u.kind + ")"));
+        grp.appendChild(svg("rect", {x: (c[0] - s / 2).toFixed(1), y: (c[1] - s / 2).toFixed(1), width: s.toFixed(1),
+                                     height: s.toFixed(1), rx: 2, fill: down ? "#ffffff" : colour, stroke: colour, "stroke-width": 2}));
+        var ink = down ? colour : "#ffffff";
+        grp.appendChild(svg("text", {x: c[0].toFixed(1), y: (c[1] - 2).toFixed(1), "font-size": 8, "font-weight": "bold",
+                                     "text-anchor": "middle", fill: ink}, style.kinds[u.kind] || "UNIT"));
+        grp.appendChild(svg("text", {x: c[0].toFixed(1), y: (c[1] + 8).toFixed(1), "font-size": 6.5, "text-anchor": "middle",
+                                     fill: ink}, u.attack + "-" + u.range + " " + u.defence + "-" + u.movement));
+        if (u.dispersal && u.dispersal !== "none") {
+          grp.appendChild(svg("text", {x: (c[0] + s / 2 - 1).toFixed(1), y: (c[1] - s / 2 + 7).toFixed(1), "font-size": 6,
+                                       "text-anchor": "end", fill: ink}, u.dispersal));
+        }
+        g.appendChild(grp);
+      });
     });
     /* hex letters on top, haloed, left of where a counter stands (as harmony.svg puts them) */
-    Object.keys(m.labels || {}).sort().forEach(function (lab) {
-      if (!onBoard(lab, m)) { return; }
-      var c = centre(lab, S), letter = String(m.labels[lab]);
-      board.appendChild(svg("text", {"class": "hm-hex-label", x: (c[0] - S * 0.5 - 2).toFixed(1), y: (c[1] + 5).toFixed(1),
-                                     "font-size": letter.length === 1 ? 14 : 11, "font-weight": "bold", fill: "#000",
-                                     stroke: "#fff", "stroke-width": 3, "paint-order": "stroke", "text-anchor": "end"}, letter));
+    layer("letters", m.labels || {}, function (g) {
+      Object.keys(m.labels || {}).sort().forEach(function (lab) {
+        if (!onBoard(lab, m)) { return; }
+        var c = centre(lab, S), letter = String(m.labels[lab]);
+        g.appendChild(svg("text", {"class": "hm-hex-label", x: (c[0] - S * 0.5 - 2).toFixed(1), y: (c[1] + 5).toFixed(1),
+                                   "font-size": letter.length === 1 ? 14 : 11, "font-weight": "bold", fill: "#000",
+                                   stroke: "#fff", "stroke-width": 3, "paint-order": "stroke", "text-anchor": "end"}, letter));
+      });
     });
-    board.addEventListener("click", function (ev) {
-      var t = ev.target.closest("[data-unit]"), hexNode = ev.target.closest("[data-hex]");
-      var lab = hexNode ? hexNode.getAttribute("data-hex") : null;
-      if (t && !lab) { var u = unitById(t.getAttribute("data-unit")); lab = u ? u.at : null; }
-      clickHex(lab, t ? t.getAttribute("data-unit") : null);
-    });
-    return board;
+    return board.svg;
   }
 
   /* ------------------------------------------------------------ editing */
@@ -391,6 +481,25 @@
         if (pos.start && pos.steps.length === 1) { pos.start.side = firer.side; pos.start.phase = "fire"; }
       }
     }
+    changed(true);
+  }
+
+  /* paint (or clear) the hexside of `lab` nearest to where the reader clicked: the same type
+     again clears it; "none" clears whatever is there */
+  function clickHexside(lab, at) {
+    message = null;
+    var other = acrossSide(lab, at);
+    if (!other) { status("That side of " + lab + " is the edge of the board: click nearer a side between two hexes."); return; }
+    var between = [lab, other].sort(), sides = (pos.map.hexsides || []).slice();
+    var k = -1;
+    sides.forEach(function (side, i) {
+      var b = (side && side.between) || [];
+      if ((b[0] === between[0] && b[1] === between[1]) || (b[0] === between[1] && b[1] === between[0])) { k = i; }
+    });
+    var same = k >= 0 && sides[k].type === ui.hexside;
+    if (k >= 0) { sides.splice(k, 1); }
+    if (!same && ui.hexside !== "none") { sides.push({between: between, type: ui.hexside}); }
+    if (sides.length) { pos.map.hexsides = sides; } else { delete pos.map.hexsides; }
     changed(true);
   }
 
@@ -504,20 +613,18 @@
 
   function toolbar() {
     var cat = engine.catalogue, bar = el("fieldset", {"class": "hm-ex-tools"}, [el("legend", {text: "Click on the board to"})]);
-    [["place", "place / pick units"], ["terrain", "paint terrain"], ["move", "move the unit picked"],
-     ["fire", "fire (firers, then target)"]].forEach(function (m) {
-      var r = el("input", {type: "radio", name: "hm-ex-mode", value: m[0], "data-mode": m[0]});
-      r.checked = ui.mode === m[0];
-      r.addEventListener("change", function () { ui.mode = m[0]; ui.fire = []; changed(false); });
-      bar.appendChild(el("label", {"class": "hm-ex-check"}, [r, " " + m[1]]));
-    });
     var terrains = [];
     cat.terrain.forEach(function (t) { terrains.push(t.name); });
     var tsel = el("select", {"class": "hm-ex-terrain", "aria-label": "terrain to paint"},
                   terrains.map(function (t) { return el("option", {value: t, text: t}); }));
     tsel.value = ui.terrain;
     tsel.addEventListener("change", function () { ui.terrain = tsel.value; ui.mode = "terrain"; changed(false); });
-    bar.appendChild(tsel);
+    var hsel = el("select", {"class": "hm-ex-hexside", "aria-label": "hexside to paint (click near the side)"},
+                  (cat.hexsides || []).map(function (t) { return t.name; }).concat(["none"]).map(function (t) {
+                    return el("option", {value: t, text: t === "none" ? "no hexside" : t});
+                  }));
+    hsel.value = ui.hexside;
+    hsel.addEventListener("change", function () { ui.hexside = hsel.value; ui.mode = "hexside"; changed(false); });
     var rsel = el("select", {"class": "hm-ex-result", "aria-label": "the result of fire (given, never rolled)"},
                   (cat.results || ["none"]).map(function (r) { return el("option", {value: r, text: "result " + r}); }));
     rsel.value = ui.result;
@@ -526,7 +633,14 @@
       var prev = lastStep();
       if (prev && prev.fire) { prev.fire.result = ui.result; changed(true); }
     });
-    bar.appendChild(rsel);
+    /* each way of clicking, with what it paints or the result it gives beside it */
+    [["place", "place / pick units"], ["terrain", "paint terrain", tsel], ["hexside", "paint hexsides", hsel],
+     ["move", "move the unit picked"], ["fire", "fire (firers, then target)", rsel]].forEach(function (m) {
+      var r = el("input", {type: "radio", name: "hm-ex-mode", value: m[0], "data-mode": m[0]});
+      r.checked = ui.mode === m[0];
+      r.addEventListener("change", function () { ui.mode = m[0]; ui.fire = []; changed(false); });
+      bar.appendChild(el("span", {"class": "hm-ex-tool"}, [el("label", {"class": "hm-ex-check"}, [r, " " + m[1]]), m[2]]));
+    });
     var size = el("span", {"class": "hm-ex-size"});
     ["columns", "rows"].forEach(function (k) {
       var inp = el("input", {type: "number", min: 1, max: 30, value: pos.map[k], "data-size": k, "aria-label": k});
@@ -564,51 +678,79 @@
   }
   function nameOf(id) { var u = unitById(id); return u ? (u.name || u.id) : id; }
 
-  /* ------------------------------------------------------------ rulings */
-  function rulingsView(result) {
-    var box = el("section", {"class": "hm-ex-rulings", "aria-live": "polite"});
-    box.appendChild(el("h2", {text: "Rulings"}));
+  /* ------------------------------------------------------------ rulings
+     The table is kept between decisions: a row is redrawn only when its question or one of
+     its rulings changed (a move one hex longer adds three rows and changes a few), and the
+     rows are put in order by moving only those out of place. */
+  var table = {box: null, body: null, head: null, rows: {}, note: null};
+  function rulingsBox() {
+    if (!table.box) {
+      table.box = el("section", {"class": "hm-ex-rulings", "aria-live": "polite"}, [el("h2", {text: "Rulings"})]);
+    }
+    return table.box;
+  }
+  function showRulings(result) {
+    var box = rulingsBox(), rulesets = result.rulesets || [];
+    var note = null;
     if (result.error) {
-      box.appendChild(el("p", {"class": "hm-ex-error", text: "This position cannot be decided: " + result.error.message +
-                                 (result.error.path ? " (at " + result.error.path + ")" : "")}));
-      return box;
+      note = el("p", {"class": "hm-ex-error", text: "This position cannot be decided: " + result.error.message +
+                       (result.error.path ? " (at " + result.error.path + ")" : "")});
+    } else if (!result.questions || !result.questions.length) {
+      note = el("p", {text: rulesets.length ? "No question to ask yet: move a unit or let units fire." :
+                                "Pick at least one ruleset."});
     }
-    var rulesets = result.rulesets || [];
-    if (!result.questions || !result.questions.length) {
-      box.appendChild(el("p", {text: rulesets.length ? "No question to ask yet: move a unit or let units fire." :
-                                     "Pick at least one ruleset."}));
-      return box;
+    if (note) {
+      box.replaceChildren(box.firstChild, note);
+      table.body = null; table.rows = {};
+      return;
     }
-    var head = el("tr", {}, [el("th", {scope: "col", text: "Question"})].concat(rulesets.map(function (r) {
-      return el("th", {scope: "col", "data-ruleset": r, text: r});
-    })));
-    var body = el("tbody");
-    result.questions.forEach(function (q) {
-      var words = rulesets.map(function (r) { var c = q.rulings[r] || {}; return c.refused !== undefined ? "refused" : c.words; });
-      var split = words.some(function (w) { return w !== words[0]; });
-      var row = el("tr", {"class": split ? "hm-split" : null, "data-question": q.id},
-                   [el("th", {scope: "row", text: q.text})]);
-      rulesets.forEach(function (r) {
-        var c = q.rulings[r] || {}, td = el("td", {"class": "hm-ex-cell", "data-ruleset": r});
-        if (c.refused !== undefined) {
-          td.appendChild(el("span", {"class": "hm-word hm-ex-refused", text: "refused"}));
-          td.appendChild(el("details", {"class": "hm-ex-detail"}, [el("summary", {text: "why"}), el("p", {text: c.refused})]));
-          if (c.clause) { td.appendChild(el("div", {"class": "hm-ex-reasons"}, [clauseLink(c.clause)])); }
-        } else {
-          td.appendChild(el("span", {"class": "hm-word", text: c.words === undefined ? "" : String(c.words)}));
-          var reasons = el("div", {"class": "hm-ex-reasons"});
-          (c.reasons || []).forEach(function (cid, i) {
-            if (i) { reasons.appendChild(document.createTextNode(" ")); }
-            reasons.appendChild(clauseLink(cid));
-          });
-          td.appendChild(reasons);
-        }
-        row.appendChild(td);
-      });
-      body.appendChild(row);
+    var headKey = layerKey(rulesets);
+    if (!table.body || table.headKey !== headKey) {
+      table.headKey = headKey;
+      table.rows = {};
+      table.body = el("tbody");
+      var head = el("tr", {}, [el("th", {scope: "col", text: "Question"})].concat(rulesets.map(function (r) {
+        return el("th", {scope: "col", "data-ruleset": r, text: r});
+      })));
+      box.replaceChildren(box.firstChild, el("div", {"class": "hm-ex-tablebox"},
+                                              [el("table", {"class": "hm-ex-table"}, [el("thead", {}, [head]), table.body])]));
+    }
+    var rows = {}, wanted = result.questions.map(function (q) {
+      var key = layerKey([q.id, q.text, rulesets.map(function (r) { return q.rulings[r] || null; })]);
+      var row = table.rows[key] || questionRow(q, rulesets);
+      rows[key] = row;
+      return row;
     });
-    box.appendChild(el("div", {"class": "hm-ex-tablebox"}, [el("table", {"class": "hm-ex-table"}, [el("thead", {}, [head]), body])]));
-    return box;
+    table.rows = rows;
+    var body = table.body, at = body.firstChild;
+    wanted.forEach(function (row) {
+      if (row === at) { at = at.nextSibling; } else { body.insertBefore(row, at); }
+    });
+    while (at) { var next = at.nextSibling; body.removeChild(at); at = next; }
+  }
+  function questionRow(q, rulesets) {
+    var words = rulesets.map(function (r) { var c = q.rulings[r] || {}; return c.refused !== undefined ? "refused" : c.words; });
+    var split = words.some(function (w) { return w !== words[0]; });
+    var row = el("tr", {"class": split ? "hm-split" : null, "data-question": q.id},
+                 [el("th", {scope: "row", text: q.text})]);
+    rulesets.forEach(function (r) {
+      var c = q.rulings[r] || {}, td = el("td", {"class": "hm-ex-cell", "data-ruleset": r});
+      if (c.refused !== undefined) {
+        td.appendChild(el("span", {"class": "hm-word hm-ex-refused", text: "refused"}));
+        td.appendChild(el("details", {"class": "hm-ex-detail"}, [el("summary", {text: "why"}), el("p", {text: c.refused})]));
+        if (c.clause) { td.appendChild(el("div", {"class": "hm-ex-reasons"}, [clauseLink(c.clause)])); }
+      } else {
+        td.appendChild(el("span", {"class": "hm-word", text: c.words === undefined ? "" : String(c.words)}));
+        var reasons = el("div", {"class": "hm-ex-reasons"});
+        (c.reasons || []).forEach(function (cid, i) {
+          if (i) { reasons.appendChild(document.createTextNode(" ")); }
+          reasons.appendChild(clauseLink(cid));
+        });
+        td.appendChild(reasons);
+      }
+      row.appendChild(td);
+    });
+    return row;
   }
   function clauseLink(cid) {
     var href = engine.links[cid];
@@ -633,42 +775,104 @@
     setTimeout(function () { URL.revokeObjectURL(url); }, 1000);
   }
 
-  /* ------------------------------------------------------------ the page */
-  var timer = null, lastResult = null;
+  /* ------------------------------------------------------------ the page
+     An edit redraws what it changed (the board, the panels whose part of the position or
+     of the page's state changed) and asks for a decision at once, which updates the
+     rulings table: the edit and its rulings reach the screen in the same frame. The page times itself (bench/explorer.py reads it):
+     data-edit-ms, from the reader's input event until the decision starts (the edit drawn);
+     data-decide-ms, the engine's decide; data-render-ms, the table's update;
+     data-shown-ms, from the reader's input event to the frame after the new rulings are
+     in the page (performance.now() in a requestAnimationFrame, then past that frame). */
+  var lastResult = null, inputAt = null, view = null;
+  function noteInput(ev) {
+    var t = ev && ev.timeStamp;
+    inputAt = (t && t > 0 && t <= performance.now()) ? t : performance.now();
+  }
+  document.addEventListener("change", function (ev) { if (root.contains(ev.target)) { noteInput(ev); } }, true);
+  document.addEventListener("click", function (ev) {
+    if (root.contains(ev.target) && ev.target.closest("button")) { noteInput(ev); }
+  }, true);
   function changed(decideAgain) {
+    if (!decideAgain) { inputAt = null; }
     var hash = "#position=" + encode(pos);
     if (window.location.hash !== hash) { history.replaceState(null, "", hash); }
     render();
-    if (decideAgain) {
-      if (timer) { clearTimeout(timer); }
-      timer = setTimeout(decideNow, 0);
+    if (decideAgain) {   /* at once: the edit and its rulings are painted in the same frame */
+      if (inputAt === null) { inputAt = performance.now(); }
+      decideNow();
     }
   }
   function decideNow() {
-    timer = null;
     var t0 = performance.now();
     try { lastResult = engine.decide(pos); }
     catch (e) { lastResult = {error: {message: String(e && e.message || e)}}; }
-    root.setAttribute("data-decide-ms", (performance.now() - t0).toFixed(1));
-    root.setAttribute("data-decided", String((parseInt(root.getAttribute("data-decided") || "0", 10)) + 1));
-    root.setAttribute("data-decided-for", encode(pos));   // tests and the bench wait for this
+    var t1 = performance.now();
+    showRulings(lastResult);
+    var t2 = performance.now(), since = inputAt === null ? t0 : inputAt, decided = encode(pos);
+    inputAt = null;
+    root.setAttribute("data-edit-ms", (t0 - since).toFixed(1));
+    root.setAttribute("data-decide-ms", (t1 - t0).toFixed(1));
+    root.setAttribute("data-render-ms", (t2 - t1).toFixed(1));
+    var n = String((parseInt(root.getAttribute("data-decided") || "0", 10)) + 1);
+    root.setAttribute("data-decided", n);
+    root.setAttribute("data-decided-for", decided);   // tests and the bench wait for this
     if (!root.hasAttribute("data-first-ruling-ms")) {   // from navigation (bench/explorer.py)
       root.setAttribute("data-first-ruling-ms", performance.now().toFixed(0));
     }
-    render();
+    requestAnimationFrame(function () {
+      var shown = performance.now();   // this frame paints the new rulings
+      setTimeout(function () {
+        root.setAttribute("data-shown-ms", (shown - since).toFixed(1));
+        root.setAttribute("data-shown", n);
+      }, 0);
+    });
+  }
+  /* a panel of the controls, rebuilt only when its key (what it shows) changed */
+  function panel(name, key, build) {
+    var k = layerKey(key);
+    if (view.keys[name] !== k || !view.panels[name]) {
+      var node = build();
+      if (view.panels[name]) { view.panels[name].replaceWith(node); }
+      view.panels[name] = node;
+      view.keys[name] = k;
+    }
+    return view.panels[name];
   }
   function render() {
-    var boardBox = el("div", {"class": "hm-ex-boardbox"}, [drawBoard()]);
-    var controls = el("div", {"class": "hm-ex-controls"}, [toolbar(), unitForm(), rulesetChooser(), stepsView(),
-      el("div", {"class": "hm-ex-buttons"}, [
-        el("button", {type: "button", "class": "hm-ex-download", text: "Download scenario", onclick: download}),
-        el("a", {"class": "hm-ex-link", href: "#position=" + encode(pos), text: "Link to this position"}),
-        el("button", {type: "button", text: "Start afresh", onclick: function () { pos = copy(DEFAULT); pos.rulesets = defaultRulesets(); ui.selected = null; changed(true); }})])]);
-    var kids = [el("p", {"class": "hm-ex-status" + (message && message.error ? " hm-ex-error" : ""), role: "status",
-                         text: message ? message.text : ""}),
-                el("div", {"class": "hm-ex-layout"}, [boardBox, controls])];
-    if (lastResult) { kids.push(rulingsView(lastResult)); }
-    root.replaceChildren.apply(root, kids);
+    if (!view) {
+      view = {keys: {}, panels: {}};
+      view.status = el("p", {"class": "hm-ex-status", role: "status"});
+      view.boardBox = el("div", {"class": "hm-ex-boardbox"});
+      view.link = el("a", {"class": "hm-ex-link", text: "Link to this position"});
+      view.controls = el("div", {"class": "hm-ex-controls"});
+      root.replaceChildren(view.status, el("div", {"class": "hm-ex-layout"}, [view.boardBox, view.controls]),
+                           rulingsBox());
+    }
+    view.status.textContent = message ? message.text : "";
+    view.status.classList.toggle("hm-ex-error", !!(message && message.error));
+    var drawn = drawBoard();
+    if (view.boardBox.firstChild !== drawn) { view.boardBox.replaceChildren(drawn); }
+    var sides = choices("side"), sel = ui.selected ? unitById(ui.selected) : null;
+    var names = pos.units.map(function (u) { return [u.id, u.name || null]; });
+    var parts = [
+      panel("tools", [ui.mode, ui.terrain, ui.hexside, ui.result, pos.map.columns, pos.map.rows], toolbar),
+      panel("unit", [ui.selected, sel, sides], unitForm),
+      panel("rulesets", [pos.rulesets], rulesetChooser),
+      panel("steps", [pos.steps, pos.start, ui.mode, ui.fire, names], stepsView),
+      panel("buttons", [], function () {
+        return el("div", {"class": "hm-ex-buttons"}, [
+          el("button", {type: "button", "class": "hm-ex-download", text: "Download scenario", onclick: download}),
+          view.link,
+          el("button", {type: "button", text: "Start afresh", onclick: function () {
+            pos = copy(DEFAULT); pos.rulesets = defaultRulesets(); ui.selected = null; changed(true);
+          }})]);
+      })];
+    view.link.setAttribute("href", "#position=" + encode(pos));
+    var at = view.controls.firstChild;
+    parts.forEach(function (node) {
+      if (node === at) { at = at.nextSibling; } else { view.controls.insertBefore(node, at); }
+    });
+    while (at) { var next = at.nextSibling; view.controls.removeChild(at); at = next; }
   }
   /* the rulebooks of the family and their revision; the others are a tick away */
   function defaultRulesets() {
@@ -680,6 +884,7 @@
   var t0 = performance.now();
   boot().then(function (e) {
     engine = e;
+    ui.hexside = ((engine.catalogue.hexsides || [])[0] || {name: "none"}).name;
     root.setAttribute("data-boot-ms", (performance.now() - t0).toFixed(0));
     var given = fromHash();
     if (given && given.error) { status(given.error, true); given = null; }
