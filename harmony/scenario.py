@@ -543,7 +543,8 @@ def _check_order(order, units: dict, where: dict, side: str, hexmap: HexMap, uni
             "scenario-order")
         return
     hexes = [hex_(w) for w in order.path]
-    start = _on_map(hexmap, where.get(order.unit))
+    before = where.get(order.unit)
+    start = _on_map(hexmap, before)
     if start is not None and hexes[0] is not None and not adjacent(start, hexes[0]):
         err(order.path[0].pos, f"hex {order.path[0]} is not adjacent to {before}, the hex "
             f"{order.unit} moves from", "scenario-path")

@@ -283,3 +283,19 @@ def test_referee_boards_come_from_the_engines_views(model):
     assert len(figs) == 1 and figs[0]["svg"].count("<svg ") == 4
     assert referee_figures(sc, snaps) == figs                  # same input, same bytes
     assert referee_figures(sc, run_scenario(model, "rev-figure-1").snapshots["REV"]) == []
+
+
+def test_an_order_whose_first_hex_is_not_beside_the_unit_is_a_path_error(tmp_path):
+    """The tank stands in B3: an order starting at D3 names where it moves from."""
+    rules = tmp_path / "rules"
+    shutil.copytree(RULES, rules)
+    p = rules / "scenarios" / "db-mined-hex.yaml"
+    text = p.read_text(encoding="utf-8").replace("{unit: tank, path: [C3, D3, E3]}",
+                                                 "{unit: tank, path: [D3, E3]}")
+    p.write_text(text, encoding="utf-8")
+    _, report = check_path(rules)
+    errs = [d for d in report.diagnostics if d.code == "scenario-path"]
+    assert len(errs) == 1, report.to_text()
+    assert "not adjacent to B3, the hex tank moves from" in errs[0].message
+    line = text.splitlines()[errs[0].pos.line - 1]
+    assert line[errs[0].pos.col - 1:].startswith("D3")
