@@ -31,6 +31,7 @@ import base64
 import copy
 import io
 import json
+from collections.abc import Iterable
 from typing import Any
 
 from . import units as units_mod
@@ -295,14 +296,16 @@ def _tree(data: Any, nodes: bool = True) -> tuple[Any, dict[tuple, int]]:
     line = [1]
 
     def build(value: Any, path: tuple) -> Any:
+        items: Iterable[tuple[Any, Any]]
+        node: Any
         if isinstance(value, dict):
             items, node = value.items(), (PosMap() if nodes else None)
         elif isinstance(value, list):
             items, node = enumerate(value), (PosSeq() if nodes else None)
         else:
             return value
-        if nodes:
-            node.lc = Marks(None, None, {})
+        if node is not None:
+            node.lc = Marks(None, None, {})  # type: ignore[arg-type]   # placed below
         for k, v in items:
             line[0] += 1
             at = line[0]
@@ -430,10 +433,12 @@ class Explorer:
         if not self.reuse:
             return False
         sc = whole.get("scenario")
-        steps = sc.get("steps") if isinstance(sc, dict) else None
+        if not isinstance(sc, dict):
+            return False
+        steps = sc.get("steps")
         if not isinstance(steps, list) or not steps:
             return False
-        parts = [("scenario", {"scenario": dict(sc, steps=[_PLACEHOLDER_STEP])})]
+        parts: list[tuple[str, Any]] = [("scenario", {"scenario": dict(sc, steps=[_PLACEHOLDER_STEP])})]
         for step in steps:
             expect = step.get("expect") if isinstance(step, dict) else None
             if isinstance(expect, list) and expect:
@@ -689,14 +694,14 @@ def _decision(played: _Played, snapshots: bool = True) -> dict:
     if not snapshots:
         return {"rulesets": list(result.rulesets), "questions": questions_out}
     last = max((k for k, o in enumerate(played.origin) if o is not None), default=None)
-    snapshots = {}
+    boards: dict[str, dict] = {}
     for name, snaps in result.snapshots.items():
         chosen = [s for s in snaps if s["step"] == last] or snaps[-1:]
         if chosen:
-            snapshots[name] = dict(chosen[0], step=played.origin[chosen[0]["step"]])
-    first = next(iter(snapshots.values()), {})
+            boards[name] = dict(chosen[0], step=played.origin[chosen[0]["step"]])
+    first: dict = next(iter(boards.values()), {})
     return {"rulesets": list(result.rulesets), "questions": questions_out,
-            "snapshot": dict(first, map=result.map), "snapshots": snapshots}
+            "snapshot": dict(first, map=result.map), "snapshots": boards}
 
 
 __all__ = ["Explorer", "encode", "decode", "position_of", "link_of", "questions", "META"]

@@ -447,6 +447,12 @@ class Scenario(Located):
     title: str = ""
     data: dict = field(default_factory=dict)
 
+    def pos(self, *path: str | int, key: bool = False) -> Pos:
+        """As :meth:`Located.pos`, remembering the walk to each parent: reading a scenario's
+        steps asks for the places of hundreds of its values, most of them siblings."""
+        memo = self.__dict__.setdefault("_walked", {})
+        return node_pos(self.file, self.node, tuple(path), key=key, memo=memo)
+
 
 @dataclass
 class Model:

@@ -40,7 +40,6 @@ from typing import Any, Callable, ClassVar
 from .diagnostics import Diagnostic, Pos
 from .hexgrid import adjacent, is_label, parse_label
 from .model import Scenario
-from .yamltree import node_pos
 
 ID = re.compile(r"^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*$")
 SIDE = re.compile(r"^[A-Za-z][A-Za-z0-9 -]*$")
@@ -408,10 +407,9 @@ class _Reader:
         self.problems: list[Diagnostic] = []
         self.bad: set[int] = set()
         self.step = 0
-        self._walked: dict = {}     # node_pos's memo: a scenario's positions share their parents
 
     def pos(self, path: tuple, key: bool = False) -> Pos:
-        return node_pos(self.sc.file, self.sc.node, path, key=key, memo=self._walked)
+        return self.sc.pos(*path, key=key)
 
     def problem(self, path: tuple, message: str, code: str = "scenario-step", key: bool = False) -> None:
         self.bad.add(self.step)
