@@ -6,7 +6,9 @@ The scenario is the shipped ``rev-figure-1`` (the Hetzer slipping past the A/T
 battery, with all its steps and questions) on a map grown to hold N units: the
 two units of the figure where they are, and N - 2 more units (infantry, alternately
 of each side) one to a hex, filling the columns to the right of the figure and
-rows below it, so that many of them see the Hetzer's path. Loading is not timed:
+rows below it, so that many of them see the Hetzer's path; the map grows to at most
+60 x 60 hexes (the schema's limit), so past about 3,500 units a hex holds two or more
+(each hex's units of one side). Loading is not timed:
 the figure printed is ``time.process_time`` around ``run_scenario`` alone, and its
 cost per unit (a linear engine keeps it flat as N grows).
 """
@@ -30,6 +32,9 @@ from harmony.loader import load  # noqa: E402
 from harmony.scenario import run_scenario  # noqa: E402
 
 BASE = "rev-figure-1"
+#: The largest map side a scenario may have (the schema's limit): past 3,600 units, hexes hold
+#: more than one.
+MAX_SIDE = 60
 
 
 def scenario(n: int) -> dict:
@@ -37,26 +42,27 @@ def scenario(n: int) -> dict:
     data = yaml.safe_load((ROOT / "rules_data" / "scenarios" / f"{BASE}.yaml").read_text("utf-8"))
     sc = data["scenario"]
     sc["id"] = f"{BASE}-units-{n}"
-    side = max(8, math.ceil(math.sqrt(n + 40)))
+    side = min(MAX_SIDE, max(8, math.ceil(math.sqrt(n + 40))))
     sc["map"]["columns"] = max(sc["map"]["columns"], side)
     sc["map"]["rows"] = max(sc["map"]["rows"], side)
     taken = {u["at"] for u in sc["units"]} | set(sc["map"].get("hexes", {}))
     # hexes of the figure's path too: the steps move through them
     taken |= {"E4", "E3", "D2", "C2", "B2"}
+    # AIW's table says which units may make opportunity fire: the filler units say they may not
     template = {"kind": "infantry", "class": "I", "attack": 4, "range": 3, "defence": 4,
-                "movement": 2}
-    placed = 0
-    for row in range(sc["map"]["rows"]):
-        for col in range(sc["map"]["columns"]):
-            if placed >= n - len(sc["units"]):
-                break
-            at = label(from_offset(col, row))
-            if at in taken or (col < 8 and row < 6):
-                continue
-            unit = dict(copy.deepcopy(template), id=f"u{placed}", name=f"unit {placed}",
-                        side=("German", "Soviet")[placed % 2], at=at)
-            sc["units"].append(unit)
-            placed += 1
+                "movement": 2, "opportunity-fire": False}
+    free = [label(from_offset(col, row)) for row in range(sc["map"]["rows"])
+            for col in range(sc["map"]["columns"])
+            if label(from_offset(col, row)) not in taken and not (col < 8 and row < 6)]
+    todo = n - len(sc["units"])
+    for placed in range(todo):
+        # one to a hex while the map has room, then a second (third ...) to each hex, a
+        # hex's units all of one side
+        at = free[placed % len(free)]
+        unit = dict(copy.deepcopy(template), id=f"u{placed}",
+                    side=("German", "Soviet")[free.index(at) % 2] if todo > len(free)
+                    else ("German", "Soviet")[placed % 2], at=at)
+        sc["units"].append(unit)
     return data
 
 
@@ -66,7 +72,9 @@ def play(n: int) -> tuple[float, int]:
         rules = tmp / "rules_data"
         shutil.copytree(ROOT / "rules_data", rules)
         (rules / "scenarios" / f"{BASE}-units-{n}.yaml").write_text(
-            yaml.safe_dump(scenario(n), sort_keys=False), "utf-8")
+            # a unit a line (flow style), to keep 7,000 units under the loader's 1 MB a file
+            yaml.safe_dump(scenario(n), sort_keys=False, default_flow_style=None, width=200),
+            "utf-8")
         model, report = load(rules)
         start = time.process_time()
         result = run_scenario(model, f"{BASE}-units-{n}")
