@@ -135,6 +135,8 @@ def test_rulebook_tables_render_on_the_topic_pages_that_cite_them(site, model):
     assert "How many (places) Beyond capacity counted after" in shown("cp-soft-skinned-count")
     cavalry = " ".join(text_of(site.out / "topics" / "cp-cavalry.html").split()).replace(" ,", ",")
     assert "On 1 to 7 the horse is hit; on 8 to 10, the rider." in cavalry
+    page = (site.out / "topics" / "cp-cavalry.html").read_text("utf-8")
+    assert 'title="from table cp-horse-or-rider/horse/die">1 to 7</span>' in page
 
 
 def test_revision_cells_show_their_relation_to_the_canonical_cells(site, model):

@@ -59,7 +59,8 @@ def inline(text: str | None, ctx: dict) -> list[nodes.Node]:
             if value is None:
                 out.append(nodes.Text(text[m.start:m.end]))
             else:
-                out.append(element("span", {"title": f"parameter {m.target}"},
+                what = "from table" if m.kind == "table" else "parameter"
+                out.append(element("span", {"title": f"{what} {m.target}"},
                                    nodes.Text(value), classes=["hm-param"]))
         last = m.end
     if last < len(text):
