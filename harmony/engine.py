@@ -38,13 +38,13 @@ from dataclasses import dataclass, field
 from math import ceil, floor
 from typing import Iterable
 
-from .hexgrid import Hex, adjacent, distance, label, parse_label
+from .hexgrid import Hex, adjacent, distance, label, neighbours, parse_label
 from .los import Sight, sight
 from .barriers import step_barrier
 from .ruleset import Ruleset
 from .rulings import Ruling, Why
 from .terrain import HexMap, MapError
-from .units import RESULTS, SPOTTED_MARKERS, Marker, Unit
+from .units import RESULTS, SPOTTED_MARKERS, Marker, Unit, placements
 
 PHASES = ("fire", "movement")
 
@@ -255,6 +255,28 @@ class Game:
     def enemies_of(self, u: Unit, side: str | None = None) -> list[Unit]:
         return [e for e in self.alive() if e.side != u.side and (side is None or e.side == side)]
 
+    def adjacent_enemies(self, u: Unit, side: str | None = None) -> list[Unit]:
+        """The :meth:`enemies_of` ``u`` (in the same order) that stand next to it: found in the
+        six neighbouring hexes of an index of the units by hex, not by walking every enemy, so
+        a question costs what the units near it cost."""
+        at = self._by_hex()
+        near = [e for h in neighbours(u.hex) for e in at.get(h, ())
+                if e.side != u.side and (side is None or e.side == side)]
+        order = self._order
+        return sorted(near, key=lambda e: order[e.id])
+
+    def _by_hex(self) -> dict[Hex, list[Unit]]:
+        """The units that are not eliminated, by hex; built again once any unit has moved or
+        been eliminated since (:func:`harmony.units.placements`)."""
+        stamp = placements()
+        if self.__dict__.get("_by_hex_stamp") != stamp:
+            index: dict[Hex, list[Unit]] = {}
+            for e in self.alive():
+                index.setdefault(e.hex, []).append(e)
+            self._by_hex_index, self._by_hex_stamp = index, stamp
+            self._order = {uid: k for k, uid in enumerate(self.units)}
+        return self._by_hex_index
+
     # -------------------------------------------------------- line of sight
     def sees(self, a: Hex, b: Hex) -> bool:
         s = self._sight(a, b)
@@ -331,8 +353,8 @@ class Game:
                         return True, f"in the open, seen by {e.id}"
             return False, "in the open, seen by no eligible enemy"
         if why.p("spot.adjacent"):
-            for e in self.enemies_of(u, by):
-                if adjacent(e.hex, u.hex) and self.may_spot(e, why):
+            for e in self.adjacent_enemies(u, by):
+                if self.may_spot(e, why):
                     return True, f"adjacent to {e.id}"
         if u.marked(*SPOTTED_MARKERS):
             for m in u.markers_of(*SPOTTED_MARKERS):
@@ -378,7 +400,7 @@ class Game:
         """Is an eligible enemy unit adjacent to ``u`` (where adjacency spots)?"""
         why = Why(self.rules)
         return bool(why.p("spot.adjacent")) and any(
-            adjacent(e.hex, u.hex) and self.may_spot(e, why) for e in self.enemies_of(u))
+            self.may_spot(e, why) for e in self.adjacent_enemies(u))
 
     def place_marker(self, uid: str) -> Ruling:
         """The spotting player places the spotted marker he owes unit ``uid``.
@@ -696,8 +718,7 @@ class Game:
                 if why.p("spot.marker-off-entering-unspotted"):
                     adjacent_spot = Why(self.rules)
                     if not (adjacent_spot.p("spot.adjacent") and any(
-                            adjacent(e.hex, u.hex) and self.may_spot(e, adjacent_spot)
-                            for e in self.enemies_of(u))):
+                            self.may_spot(e, adjacent_spot) for e in self.adjacent_enemies(u))):
                         self._remove_marker(u, why)
         return why
 

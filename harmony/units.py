@@ -148,6 +148,23 @@ class Marker:
                 "kept-by": self.kept_by, "was": self.was.as_data() if self.was is not None else None}
 
 
+#: Counts every change of any unit's hex or elimination, in any game: a game's index of its
+#: units by hex (``Game.adjacent_enemies``) is rebuilt when the count has moved.
+_PLACED = [0]
+
+
+def placements() -> int:
+    """How many times, so far, a unit was placed in a hex or eliminated (any unit, any game).
+
+    >>> before = placements()
+    >>> u = Unit("t", "German", "armoured", "A", 1, 1, 1, 1, Hex(0, 0))
+    >>> u.hex = Hex(1, 0); u.face_up = False
+    >>> placements() - before    # made (a hex, not eliminated), then moved; turning over is not one
+    3
+    """
+    return _PLACED[0]
+
+
 @dataclass
 class Unit:
     """One counter on the board and its state."""
@@ -175,6 +192,11 @@ class Unit:
     may_overrun: bool = False
     #: player turn number in which the unit was last dispersed (for recovery)
     dispersed_in: int = 0
+
+    def __setattr__(self, name: str, value) -> None:
+        if name in ("hex", "eliminated"):
+            _PLACED[0] += 1
+        object.__setattr__(self, name, value)
 
     @classmethod
     def from_data(cls, d: dict, hex_of=None) -> "Unit":

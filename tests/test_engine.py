@@ -1177,3 +1177,29 @@ def test_engine_never_branches_on_a_ruleset_name(model):
         hits = [(n.lineno, n.value) for n in _strings_outside_docstrings(RULES.parent / "harmony" / f)
                 if n.value.split("+")[0] in keys]
         assert not hits, f"harmony/{f} names a ruleset: {hits}"
+
+
+def test_adjacent_enemies_from_the_hex_index_are_those_a_walk_finds(model):
+    """``Game.adjacent_enemies`` looks in the six neighbouring hexes of an index of units by
+    hex; after random moves and eliminations it gives exactly the enemies (and their order)
+    that walking every enemy and testing adjacency gives."""
+    import random
+
+    from harmony.hexgrid import adjacent, board, from_offset, label
+    rng = random.Random(5)
+    hexes = [label(h) for h in board(8, 6)]
+    units = [{"id": f"u{i}", "side": ("German", "Soviet")[rng.randrange(2)], "kind": "infantry",
+              "class": "I", "attack": 4, "range": 3, "defence": 4, "movement": 2,
+              "at": rng.choice(hexes)} for i in range(40)]
+    g = Game.from_data(Ruleset.from_model(model, "PL"), {"columns": 8, "rows": 6}, units,
+                       "German", "movement")
+    for round_ in range(60):
+        u = rng.choice(list(g.units.values()))
+        if round_ % 7 == 3:
+            u.eliminated = True
+        else:
+            u.hex = from_offset(rng.randrange(8), rng.randrange(6))
+        for v in g.units.values():
+            for side in (None, "German", "Soviet"):
+                walked = [e for e in g.enemies_of(v, side) if adjacent(e.hex, v.hex)]
+                assert g.adjacent_enemies(v, side) == walked
