@@ -30,6 +30,24 @@ def rules_copy(tmp_path: Path) -> Path:
     return dest
 
 
+@pytest.fixture
+def new_process(monkeypatch):
+    """Call it to forget the files the loader read in this process, as a new process starts
+    (the on-disk caches under ``HARMONY_CACHE`` stay)."""
+    from harmony import loader
+    return lambda: monkeypatch.setattr(loader, "_READ", type(loader._READ)())
+
+
+@pytest.fixture
+def harmony_cache(tmp_path: Path, monkeypatch, new_process) -> Path:
+    """An empty on-disk cache folder (``HARMONY_CACHE``) for this test, in a process that has
+    read nothing yet."""
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("HARMONY_CACHE", str(folder))
+    new_process()
+    return folder
+
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]

@@ -26,6 +26,7 @@ from harmony import explorer
 from harmony.explorer import Explorer, decode, encode, position_of
 from harmony.loader import load
 from harmony.units import Unit
+from harmony.yamltree import walk
 
 REPO = Path(__file__).resolve().parent.parent
 RULES = REPO / "rules_data"
@@ -243,14 +244,9 @@ def test_text_that_is_no_position_is_an_error(ex, text):
     assert out["error"]["message"]
 
 
-def leaves(value, path=()):
-    yield path
-    if isinstance(value, dict):
-        for k, v in value.items():
-            yield from leaves(v, path + (k,))
-    elif isinstance(value, list):
-        for i, v in enumerate(value):
-            yield from leaves(v, path + (i,))
+def leaves(value) -> list[tuple]:
+    """The path of every value in ``value``, its own (empty) path first."""
+    return [path for path, _ in walk(value)]
 
 
 PLACES = [p for p in leaves(tank_and_gun()) if p]

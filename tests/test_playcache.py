@@ -3,34 +3,15 @@ whose text or resolved rulesets changed, and what it recalls is exactly what pla
 would have given."""
 from __future__ import annotations
 
-import shutil
-from pathlib import Path
 
-import pytest
 
-from harmony import loader, playcache, scenario
+from harmony import playcache, scenario
 from harmony.check import check_path
 
 from editing import clean_model, edit
 
-ROOT = Path(__file__).resolve().parent.parent
 STANDS_DOWN = "rev-interdictor-stands-down"
 RUN = scenario.run_scenario     # playing, never recalling (the tests count the calls)
-
-
-@pytest.fixture
-def cache(tmp_path, monkeypatch):
-    folder = tmp_path / "cache"
-    monkeypatch.setenv("HARMONY_CACHE", str(folder))
-    monkeypatch.setattr(loader, "_READ", type(loader._READ)())   # as a new process starts
-    return folder
-
-
-@pytest.fixture
-def rules(tmp_path):
-    folder = tmp_path / "rules"
-    shutil.copytree(ROOT / "rules_data", folder)
-    return folder
 
 
 def _plays(monkeypatch) -> list[str]:
@@ -49,14 +30,15 @@ def _fresh(model, sid):
     return RUN(model, sid)
 
 
-def test_a_second_process_recalls_every_scenario_exactly(cache, rules, monkeypatch):
-    first = clean_model(rules)
+def test_a_second_process_recalls_every_scenario_exactly(harmony_cache, rules_copy, new_process,
+        monkeypatch):
+    first = clean_model(rules_copy)
     played = _plays(monkeypatch)
     results = {sid: scenario.played(first, sid) for sid in sorted(first.scenarios)}
     assert played == sorted(first.scenarios)
 
-    monkeypatch.setattr(loader, "_READ", type(loader._READ)())
-    second = clean_model(rules)
+    new_process()
+    second = clean_model(rules_copy)
     played.clear()
     for sid in sorted(second.scenarios):
         recalled = scenario.played(second, sid)
@@ -68,15 +50,16 @@ def test_a_second_process_recalls_every_scenario_exactly(cache, rules, monkeypat
     assert played == [], "a scenario was played again though nothing changed"
 
 
-def test_an_edit_to_a_parameter_plays_the_scenarios_again(cache, rules, monkeypatch):
-    model = clean_model(rules)
+def test_an_edit_to_a_parameter_plays_the_scenarios_again(harmony_cache, rules_copy, new_process,
+        monkeypatch):
+    model = clean_model(rules_copy)
     before = scenario.played(model, STANDS_DOWN)
     assert before.ok
-    edit(rules, "interdiction.yaml", "params: {interdiction.firer-inverted: true}",
+    edit(rules_copy, "interdiction.yaml", "params: {interdiction.firer-inverted: true}",
          "params: {interdiction.firer-inverted: false}")
-    monkeypatch.setattr(loader, "_READ", type(loader._READ)())
+    new_process()
     played = _plays(monkeypatch)
-    after_model = clean_model(rules)
+    after_model = clean_model(rules_copy)
     after = scenario.played(after_model, STANDS_DOWN)
     assert STANDS_DOWN in played
     # no stale answer: the interdictor now stays face up, and the scenario's expectations fail
@@ -84,51 +67,54 @@ def test_an_edit_to_a_parameter_plays_the_scenarios_again(cache, rules, monkeypa
     assert not after.ok and before.rulings != after.rulings
 
 
-def test_an_edit_to_prose_alone_plays_nothing_again(cache, rules, monkeypatch):
-    model = clean_model(rules)
+def test_an_edit_to_prose_alone_plays_nothing_again(harmony_cache, rules_copy, new_process,
+        monkeypatch):
+    model = clean_model(rules_copy)
     for sid in model.scenarios:
         scenario.played(model, sid)
-    edit(rules, "interdiction.yaml", "The firer is inverted after the attack",
+    edit(rules_copy, "interdiction.yaml", "The firer is inverted after the attack",
          "After the attack the firer is inverted")
-    monkeypatch.setattr(loader, "_READ", type(loader._READ)())
+    new_process()
     played = _plays(monkeypatch)
-    again = clean_model(rules)
+    again = clean_model(rules_copy)
     for sid in again.scenarios:
         scenario.played(again, sid)
     assert played == []
 
 
-def test_an_edit_to_the_scenario_plays_it_again_with_its_new_positions(cache, rules, monkeypatch):
-    model = clean_model(rules)
+def test_an_edit_to_the_scenario_plays_it_again_with_its_new_positions(harmony_cache, rules_copy, new_process,
+        monkeypatch):
+    model = clean_model(rules_copy)
     scenario.played(model, STANDS_DOWN)
-    path = rules / "scenarios" / f"{STANDS_DOWN}.yaml"
+    path = rules_copy / "scenarios" / f"{STANDS_DOWN}.yaml"
     path.write_text("# a comment line moves every position down\n" + path.read_text("utf-8"), "utf-8")
-    monkeypatch.setattr(loader, "_READ", type(loader._READ)())
+    new_process()
     played = _plays(monkeypatch)
-    again = clean_model(rules)
+    again = clean_model(rules_copy)
     result = scenario.played(again, STANDS_DOWN)
     assert played == [STANDS_DOWN]
     old = {(r.step, r.ruleset, r.question): r.pos.line for r in scenario.played(model, STANDS_DOWN).rulings}
     assert {(r.step, r.ruleset, r.question): r.pos.line - 1 for r in result.rulings} == old
 
 
-def test_a_damaged_entry_is_a_miss_and_check_stays_clean(cache, rules, monkeypatch):
-    model = clean_model(rules)
+def test_a_damaged_entry_is_a_miss_and_check_stays_clean(harmony_cache, rules_copy, new_process,
+        monkeypatch):
+    model = clean_model(rules_copy)
     for sid in model.scenarios:
         scenario.played(model, sid)
-    entries = list((cache / playcache.KIND).rglob("*.pickle"))
+    entries = list((harmony_cache / playcache.KIND).rglob("*.pickle"))
     assert entries
     for p in entries:
         p.write_bytes(p.read_bytes()[:40])
-    monkeypatch.setattr(loader, "_READ", type(loader._READ)())
+    new_process()
     played = _plays(monkeypatch)
-    _, report = check_path(rules)
+    _, report = check_path(rules_copy)
     assert not report.errors and not report.warnings, report.to_text()
     assert sorted(played) == sorted(model.scenarios)    # every damaged entry played again
 
 
-def test_an_entry_of_another_kind_under_the_key_is_a_miss(cache, rules):
-    model = clean_model(rules)
+def test_an_entry_of_another_kind_under_the_key_is_a_miss(harmony_cache, rules_copy):
+    model = clean_model(rules_copy)
     sc = model.scenarios[STANDS_DOWN]
     k = playcache.key(sc, [scenario.ruleset_for(model, "REV")])
     playcache.parsecache.put(k, b"not a pickle", playcache.KIND)
@@ -137,9 +123,9 @@ def test_an_entry_of_another_kind_under_the_key_is_a_miss(cache, rules):
     assert playcache.recall(k, sc) is None
 
 
-def test_cache_off_writes_nothing(tmp_path, rules, monkeypatch):
+def test_cache_off_writes_nothing(tmp_path, rules_copy, monkeypatch):
     monkeypatch.setenv("HARMONY_CACHE", "off")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
-    model = clean_model(rules)
+    model = clean_model(rules_copy)
     assert scenario.played(model, STANDS_DOWN).ok
     assert not (tmp_path / "xdg").exists()

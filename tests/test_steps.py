@@ -320,29 +320,18 @@ def test_play_stops_at_a_malformed_step_and_says_so_once():
 
 
 def test_positions_walked_with_a_memo_are_the_positions_walked_afresh():
-    """The steps reader remembers the walk to each parent (``node_pos``'s ``memo``): in any
-    order, for every value, key and missing step of every shipped scenario, the position
-    is the one a fresh walk from the top gives."""
+    """A scenario remembers the walk to each parent (``Scenario.pos``, ``node_pos``'s
+    ``memo``): in any order, for every value, key and missing step of every shipped
+    scenario, the position is the one a fresh walk from the top gives."""
     import random
 
-    from harmony.yamltree import node_pos
+    from harmony.yamltree import node_pos, walk
     model, _ = load(RULES)
-
-    def paths(node, prefix=()):
-        yield prefix
-        yield prefix + ("no-such-key",)
-        yield prefix + (99,)
-        if isinstance(node, dict):
-            for k, v in node.items():
-                yield from paths(v, prefix + (k,))
-        elif isinstance(node, list):
-            for i, v in enumerate(node):
-                yield from paths(v, prefix + (i,))
-
     rng = random.Random(7)
     checked = 0
     for sc in model.scenarios.values():
-        every = [(p, key) for p in paths(sc.node) for key in (False, True)]
+        every = [(p + tail, key) for p, _ in walk(sc.node) for tail in ((), ("no-such-key",), (99,))
+                 for key in (False, True)]
         rng.shuffle(every)
         memo: dict = {}
         for p, key in every:
