@@ -164,6 +164,11 @@ class Game:
             if u.id in self.units:
                 raise DataError(f"two units have the id '{u.id}'")
             self.units[u.id] = u
+        #: each unit's place in ``units`` (the order questions consider them in), and the index
+        #: of the units by hex (:meth:`_by_hex`) with the placement count it was built at
+        self._order = {uid: k for k, uid in enumerate(self.units)}
+        self._by_hex_index: dict[Hex, list[Unit]] = {}
+        self._by_hex_stamp = -1
         if phase not in PHASES:
             raise DataError(f"unknown phase '{phase}' (expected one of {', '.join(PHASES)})")
         self.side = side
@@ -262,19 +267,17 @@ class Game:
         at = self._by_hex()
         near = [e for h in neighbours(u.hex) for e in at.get(h, ())
                 if e.side != u.side and (side is None or e.side == side)]
-        order = self._order
-        return sorted(near, key=lambda e: order[e.id])
+        return sorted(near, key=lambda e: self._order[e.id])
 
     def _by_hex(self) -> dict[Hex, list[Unit]]:
         """The units that are not eliminated, by hex; built again once any unit has moved or
         been eliminated since (:func:`harmony.units.placements`)."""
         stamp = placements()
-        if self.__dict__.get("_by_hex_stamp") != stamp:
+        if self._by_hex_stamp != stamp:
             index: dict[Hex, list[Unit]] = {}
             for e in self.alive():
                 index.setdefault(e.hex, []).append(e)
             self._by_hex_index, self._by_hex_stamp = index, stamp
-            self._order = {uid: k for k, uid in enumerate(self.units)}
         return self._by_hex_index
 
     # -------------------------------------------------------- line of sight
