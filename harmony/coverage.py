@@ -216,11 +216,13 @@ def coverage_of(model: Model) -> Coverage:
                 cov.sources[key].append(rows[(clause.id, key)])
         if not cov.sources[key]:
             del cov.sources[key]
+    seen: set[tuple[str, str, Use]] = set()   # (clause, source, use): a use counts once a cell
     for use, reasons in _rulings(model):
         for cid in reasons:
             for key in _cell_sources(model, cid, use.ruleset):
                 row = rows.get((cid, key))
-                if row is not None and use not in row.uses:
+                if row is not None and (cid, key, use) not in seen:
+                    seen.add((cid, key, use))
                     row.uses.append(use)
     for row in rows.values():
         row.uses.sort()

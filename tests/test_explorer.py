@@ -561,3 +561,48 @@ def test_the_catalogue_offers_what_a_position_may_hold(ex):
     assert fields["at"]["required"] and not fields["face"]["required"]
     assert fields["dispersal"]["enum"] == ["none", "D", "DD"]
     assert fields["movement"]["type"] == "integer"
+
+
+def _fake_pyodide(folder: Path, wasm: bytes) -> Path:
+    """The files of a Pyodide npm package the bundle reads, small and made up."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "pyodide.js").write_text("/* pyodide */\n", "utf-8")
+    (folder / "pyodide.asm.mjs").write_text("var x=import.meta.url;export default _createPyodideModule;",
+                                            "utf-8")
+    (folder / "pyodide.asm.wasm").write_bytes(wasm)
+    (folder / "python_stdlib.zip").write_bytes(b"PK stdlib")
+    (folder / "package.json").write_text('{"version": "0.0-test"}', "utf-8")
+    (folder / "pyodide-lock.json").write_text('{"info": {"version": "0.0-test"}, "packages": {"x": {}}}',
+                                              "utf-8")
+    return folder
+
+
+def test_pyodide_files_are_remembered_on_disk_between_processes(tmp_path, monkeypatch, shipped_model):
+    """A new build process reads the compressed Pyodide files from the build's cache instead of
+    compressing them again; what it reads equals what it would make; a changed Pyodide file
+    makes them again, and one Pyodide's files are kept."""
+    from harmony.site import explorer as bundle
+    from harmony.usage import default_rules_data
+    rules = default_rules_data()
+    pyodide = _fake_pyodide(tmp_path / "pyodide", b"\0asm one")
+    cache = tmp_path / "cache"
+    fresh = bundle.bundle_files(pyodide, shipped_model, rules)
+    bundle._pyodide_files.cache_clear()
+    first = bundle.bundle_files(pyodide, shipped_model, rules, cache)
+    assert first == fresh
+    assert len(list((cache / "pyodide").iterdir())) == 1
+
+    def no_making(_folder):
+        raise AssertionError("made again though remembered")
+    bundle._pyodide_files.cache_clear()          # as in a new process
+    with monkeypatch.context() as m:
+        m.setattr(bundle, "_make_pyodide_files", no_making)
+        assert bundle.bundle_files(pyodide, shipped_model, rules, cache) == fresh
+
+    (pyodide / "pyodide.asm.wasm").write_bytes(b"\0asm two, longer")
+    bundle._pyodide_files.cache_clear()
+    changed = bundle.bundle_files(pyodide, shipped_model, rules, cache)
+    assert changed["runtime.js"] != fresh["runtime.js"]
+    assert changed == bundle._make_pyodide_files(pyodide) | {"harmony.js": changed["harmony.js"]}
+    assert len(list((cache / "pyodide").iterdir())) == 1
+    bundle._pyodide_files.cache_clear()

@@ -272,7 +272,7 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
             result.extras.append(page["file"])
         if page.get("pdf") and write_pdf_if_changed(page["pdf"], html, cache):
             result.extras.append(page["pdf"]["file"])
-    bundle = explorer.plan(model, rules)
+    bundle = explorer.plan(model, rules, cache=cache)
     result.explorer = bundle.note
     for name, data in sorted(bundle.files.items()):
         if write_if_changed(html / explorer.FOLDER / name, data):

@@ -217,10 +217,59 @@ def _b64gz(data: bytes) -> str:
 
 
 @functools.lru_cache(maxsize=2)
-def _pyodide_files(folder: str, stamp: tuple) -> dict[str, bytes]:
+def _pyodide_files(folder: str, stamp: tuple, cache: str | None = None) -> dict[str, bytes]:
     """The bundle's Pyodide files, kept for the life of the process (``harmony serve``
-    rebuilds without compressing Pyodide again); ``stamp`` changes when its files do."""
-    pyodide = Path(folder)
+    rebuilds without compressing Pyodide again) and, given a ``cache`` folder, on disk
+    (a new ``harmony build`` process reads them back instead of compressing 10 MB again);
+    ``stamp`` changes when Pyodide's files do, and the disk copy's name also covers this
+    module's code, so a change to how they are made makes them again."""
+    stored = _stored_pyodide(folder, stamp, cache)
+    if stored is not None:
+        found = {name: (stored / name).read_bytes() for name in PYODIDE_OUT
+                 if (stored / name).is_file()}
+        if len(found) == len(PYODIDE_OUT):
+            return found
+    files = _make_pyodide_files(Path(folder))
+    if stored is not None:
+        _store(stored, files)
+    return files
+
+
+#: the files of the bundle made from Pyodide's own (the rest, ``harmony.js``, from the rules)
+PYODIDE_OUT = ("pyodide.js", "pyodide-asm.js", "runtime.js")
+
+
+def _stored_pyodide(folder: str, stamp: tuple, cache: str | None) -> Path | None:
+    """Where the disk copy of the Pyodide files made from ``folder`` at ``stamp`` lives."""
+    if cache is None:
+        return None
+    import hashlib
+    key = hashlib.sha256(repr((folder, stamp)).encode("utf-8")
+                         + Path(__file__).read_bytes()).hexdigest()[:40]
+    return Path(cache) / "pyodide" / key
+
+
+def _store(folder: Path, files: dict[str, bytes]) -> None:
+    """Write ``files`` into ``folder`` whole or not at all (a folder renamed into place);
+    a cache that cannot be written is no error, the files are made again next time."""
+    import shutil
+    import tempfile
+    tmp = None
+    try:
+        folder.parent.mkdir(parents=True, exist_ok=True)
+        tmp = Path(tempfile.mkdtemp(prefix=".tmp-", dir=folder.parent))
+        for name, data in files.items():
+            (tmp / name).write_bytes(data)
+        for old in folder.parent.iterdir():   # one Pyodide's files are kept, not every one's
+            if old.name != folder.name and not old.name.startswith(".tmp-"):
+                shutil.rmtree(old, ignore_errors=True)
+        os.replace(tmp, folder)
+    except OSError:
+        if tmp is not None:
+            shutil.rmtree(tmp, ignore_errors=True)
+
+
+def _make_pyodide_files(pyodide: Path) -> dict[str, bytes]:
     version = json.loads((pyodide / "package.json").read_text("utf-8")).get("version", "")
     lock = json.loads((pyodide / "pyodide-lock.json").read_text("utf-8"))
     # the explorer loads no package of Pyodide's own: its lock file need only say what it is
@@ -237,13 +286,16 @@ def _pyodide_files(folder: str, stamp: tuple) -> dict[str, bytes]:
     }
 
 
-def bundle_files(pyodide: Path, model: Model, rules: str | os.PathLike) -> dict[str, bytes]:
-    """Every file of the bundle: name inside ``_explorer/`` -> bytes."""
+def bundle_files(pyodide: Path, model: Model, rules: str | os.PathLike,
+                 cache: str | os.PathLike | None = None) -> dict[str, bytes]:
+    """Every file of the bundle: name inside ``_explorer/`` -> bytes (the ones made from
+    Pyodide's files remembered in ``cache``, if given)."""
     missing = [n for n in NEEDED if not (pyodide / n).is_file()]
     if missing:
         raise BundleError(f"{pyodide} lacks {', '.join(missing)}: not an unpacked pyodide npm package")
     stamp = tuple((n, (pyodide / n).stat().st_size, (pyodide / n).stat().st_mtime_ns) for n in NEEDED)
-    files = dict(_pyodide_files(str(pyodide.resolve()), stamp))
+    files = dict(_pyodide_files(str(pyodide.resolve()), stamp,
+                                str(cache) if cache is not None else None))
     version = json.loads((pyodide / "package.json").read_text("utf-8")).get("version", "")
     return {
         **files,
@@ -254,9 +306,11 @@ def bundle_files(pyodide: Path, model: Model, rules: str | os.PathLike) -> dict[
     }
 
 
-def plan(model: Model, rules: str | os.PathLike, env: Mapping[str, str] | None = None) -> Bundle:
+def plan(model: Model, rules: str | os.PathLike, env: Mapping[str, str] | None = None,
+         cache: str | os.PathLike | None = None) -> Bundle:
     """The bundle to write into ``_explorer/`` of the site (no files when no Pyodide is
-    found), and the one line the build prints about it.
+    found), and the one line the build prints about it; ``cache``: the build's cache
+    folder, where the files made from Pyodide's are remembered between processes.
 
     >>> from harmony.loader import load
     >>> from harmony.usage import default_rules_data
@@ -274,7 +328,7 @@ def plan(model: Model, rules: str | os.PathLike, env: Mapping[str, str] | None =
     if pyodide is None:
         return Bundle({}, f"the explorer is not bundled (no Pyodide found): {HOW_TO_BUNDLE}")
     try:
-        files = bundle_files(pyodide, model, rules)
+        files = bundle_files(pyodide, model, rules, cache)
     except BundleError as e:
         return Bundle({}, f"the explorer is not bundled ({e}): {HOW_TO_BUNDLE}")
     size = sum(len(d) for d in files.values())
