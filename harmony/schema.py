@@ -3,6 +3,13 @@
 The schema (``harmony/schema/harmony.schema.json``) is the single statement
 of what the loader accepts; editors' YAML plugins can use the same file.
 Errors come back positioned at the offending key or value.
+
+Most files are valid, and finding that out is most of the cost of validating
+them: :func:`quick_valid` asks a validator compiled from the same schema to
+Python code (fastjsonschema, ten times quicker than jsonschema here), and only
+a document it does not accept is walked by jsonschema for every problem and
+its place. The quick validator is trusted only to say "valid": a test checks
+that it never accepts a document jsonschema rejects (tests/test_schema_quick.py).
 """
 from __future__ import annotations
 
@@ -30,6 +37,38 @@ def schema() -> dict:
 @lru_cache(maxsize=1)
 def validator() -> Draft202012Validator:
     return Draft202012Validator(schema())
+
+
+@lru_cache(maxsize=1)
+def _quick() -> Any:
+    try:
+        import fastjsonschema
+    except ImportError:   # the explorer's browser bundle leaves it out: jsonschema alone there
+        return None
+    return fastjsonschema.compile(schema()), fastjsonschema.JsonSchemaException
+
+
+def quick_valid(data: Any) -> bool:
+    """True when ``data`` is valid for the schema, by the compiled validator; False when it
+    is not, or when that validator is missing or fails (then :func:`validate_items` asks
+    jsonschema, which finds every problem).
+
+    >>> quick_valid({"glossary": [{"term": "spotted", "definition": "Seen by the enemy."}]})
+    True
+    >>> quick_valid({"glossary": "spotted"}), quick_valid({"no-such-section": 1})
+    (False, False)
+    """
+    quick = _quick()
+    if quick is None:
+        return False
+    check, invalid = quick
+    try:
+        check(data)
+    except invalid:
+        return False
+    except Exception:   # noqa: BLE001 - a bug of the compiled code must not hide errors
+        return False
+    return True
 
 
 _TYPE_NAMES = {"object": "a mapping", "array": "a list", "string": "text", "integer": "a whole number",
@@ -260,6 +299,8 @@ def validate_items(doc: Document) -> tuple[Report, set]:
         report.error(pos, f"the top level must be a mapping of sections (sources, topics, "
                      f"clauses, ...), found {_kind(data)}", "schema-type")
         return report, {()}
+    if quick_valid(data):
+        return report, broken
     seen = set()
     errors = [x for e in validator().iter_errors(data) for x in _expand(e)]
     for err in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
