@@ -290,7 +290,7 @@ def validate_items(doc: Document) -> tuple[Report, set]:
     problem, ``(section,)`` for a whole section and ``()`` for the whole
     file; the loader leaves those out of the model.
     """
-    report, broken = Report(), set()
+    report, broken = Report(), set[tuple]()
     if doc.tree is None:
         return report, {()}
     data = plain(doc.tree)
