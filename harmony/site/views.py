@@ -22,6 +22,7 @@ from ..markup import marks, render_value
 from ..model import Cell, Citation, Clause, Model, Source, Topic
 from ..ruleset import OPTIONAL, Ruleset, RulesetError
 from ..rulings import ruling_word  # noqa: F401 (the examples' pages read it here)
+from ..scenario import ruleset_for
 from .tables import cited_tables, mark_values, table_view
 
 #: Where a revision's own order puts each row (its papers read rule, eligibility,
@@ -498,8 +499,9 @@ def base_settings(model: Model, base: str | None) -> dict:
     the cell revises no ruleset of this model."""
     if not base or base not in model.sources:
         return {}
+    # resolved once per model and ruleset (cached on the model)
     try:
-        return {n: s for n, s in Ruleset.from_model(model, base).settings.items() if not s.unset}
+        return {n: s for n, s in ruleset_for(model, base).settings.items() if not s.unset}
     except RulesetError:
         return {}
 
