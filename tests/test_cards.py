@@ -323,19 +323,19 @@ def test_render_html_is_a_printable_page_with_every_card(model, overflowing):
 def test_a_measured_set_is_remembered_until_a_card_changes(model, tmp_path, monkeypatch):
     fitmod = importlib.import_module("harmony.cards.fit")
     monkeypatch.setenv("HARMONY_CACHE", str(tmp_path))
-    cards = collect(model)[:2]
-    first = fit(cards)
+    cards = collect(model)[:2]   # laid out (bound=False): the cache of layouts is what is tested
+    first = fit(cards, bound=False)
     assert len(list(tmp_path.glob("cards-fit-*.json"))) == 1
     calls = []
     real = fitmod.measure
     monkeypatch.setattr(fitmod, "measure", lambda *a: calls.append(a) or real(*a))
-    assert fit(cards) == first and calls == []            # remembered: no layout
+    assert fit(cards, bound=False) == first and calls == []            # remembered: no layout
     cards[0].text += " One more sentence."
-    again = fit(cards)
+    again = fit(cards, bound=False)
     assert calls and again[0].measure.needed >= first[0].measure.needed
     monkeypatch.setenv("HARMONY_CACHE", "off")
     calls.clear()
-    fit(cards)
+    fit(cards, bound=False)
     assert calls                                          # off: always measured
 
 
@@ -345,16 +345,16 @@ def test_a_changed_card_is_measured_alone(model, tmp_path, monkeypatch):
     fitmod = importlib.import_module("harmony.cards.fit")
     monkeypatch.setenv("HARMONY_CACHE", str(tmp_path))
     cards = collect(model)[:4]
-    fit(cards)
+    fit(cards, bound=False)
     calls: list = []
     real = fitmod.measure
     monkeypatch.setattr(fitmod, "measure", lambda c, *a: calls.append(c) or real(c, *a))
     cards[2].text += " One more sentence, and then another, to make it longer."
-    again = fit(cards)
+    again = fit(cards, bound=False)
     assert calls and all(c is cards[2] for batch in calls for c in batch)
-    assert again == fit(cards, cache=False)
+    assert again == fit(cards, cache=False, bound=False)
     calls.clear()
-    assert fit(cards) == again and calls == []            # the new set: remembered whole
+    assert fit(cards, bound=False) == again and calls == []            # the new set: remembered whole
 
 
 def test_a_head_too_long_is_an_overflow_too(model):

@@ -1,6 +1,14 @@
-"""Does each card's text fit its card? Measured with WeasyPrint's own layout, never guessed.
+"""Does each card's text fit its card? Proven from the fonts' metrics, or measured with
+WeasyPrint's own layout; never guessed.
 
-Every card is laid out with the real templates and stylesheet, one card to a
+First, :func:`harmony.cards.bound.bound` works out from the font files an upper bound
+of the height each card's words need and a lower bound of the room they have at the
+largest body font: a card whose bound fits is known to fit there without a layout
+(its :class:`Measure` then holds the bound's figures), and is not laid out. That is
+most cards, and the layout was nearly all the cost of a first ``harmony check``.
+Every other card (a long text, a word the bound cannot vouch for) is measured:
+
+Every such card is laid out with the real templates and stylesheet, one card to a
 very tall page, at the first body font size of its card size
 (:data:`harmony.cards.layout.CARD_SIZES`, e.g. 8.5 pt on a poker card). A
 card whose words run past the bottom of its text area is laid out again at
@@ -46,7 +54,7 @@ PX_MM = 25.4 / 96  # WeasyPrint lays out in CSS pixels
 #: Least space (mm) between the last line of text and the key numbers table.
 KEYS_GAP = 1.5
 #: Bumped whenever :class:`Measure` changes, so older cached measures are not read.
-MEASURE_VERSION = 3
+MEASURE_VERSION = 4
 #: Size ``harmony check`` measures at: the default of ``harmony cards``.
 CHECK_SIZE = "poker"
 
@@ -54,7 +62,9 @@ CHECK_SIZE = "poker"
 @dataclass(frozen=True)
 class Fit:
     """The outcome for one card: the font it prints at (None if it never fits) and the
-    measure at that font (at the minimum font if it never fits)."""
+    measure at that font (at the minimum font if it never fits). A card vouched for by
+    :mod:`harmony.cards.bound` has the bound's figures as its measure (heights needed from
+    above, room from below); a card that does not fit always has WeasyPrint's."""
 
     font: float | None
     measure: "Measure"
@@ -193,18 +203,21 @@ def _measure_batch(cards: list[CardView], fonts: list[float], size: str,
     return out
 
 
-def fit(cards: list[CardView], size: str = "poker", cache: bool = True) -> list[Fit]:
+def fit(cards: list[CardView], size: str = "poker", cache: bool = True,
+        bound: bool = True) -> list[Fit]:
     """The largest font of ``size``'s steps at which each card's text fit, smallest step last.
 
     With ``cache`` (the default) a set measured before on this machine is not laid out
     again, and of a set that changed only the cards that changed are: see
-    :func:`cache_dir`.
+    :func:`cache_dir`. With ``bound`` (the default) a card the font metrics prove to fit
+    at the largest step is not laid out (``bound=False``, for tests and benchmarks, lays
+    out every card; the fonts chosen are the same).
     """
     if not cards:
         return []
     keys = _card_keys(cards, size) if cache else None
     if keys is None:
-        return _fit(cards, size)
+        return _fit(cards, size, bound)
     whole = hashlib.sha256("\n".join(keys).encode()).hexdigest()
     hit = _cache_read(whole, len(cards))
     if hit is not None:
@@ -212,7 +225,7 @@ def fit(cards: list[CardView], size: str = "poker", cache: bool = True) -> list[
     results: list[Fit | None] = [_card_read(k) for k in keys]
     todo = [i for i, r in enumerate(results) if r is None]
     if todo:
-        for i, r in zip(todo, _fit([cards[i] for i in todo], size)):
+        for i, r in zip(todo, _fit([cards[i] for i in todo], size, bound)):
             results[i] = r
             _card_write(keys[i], r)
     done = [r for r in results if r is not None]
@@ -220,10 +233,23 @@ def fit(cards: list[CardView], size: str = "poker", cache: bool = True) -> list[
     return done
 
 
-def _fit(cards: list[CardView], size: str) -> list[Fit]:
+def _fit(cards: list[CardView], size: str, bound: bool = True) -> list[Fit]:
     steps = CARD_SIZES[size].font_steps
     results: list[Fit | None] = [None] * len(cards)
     todo = list(range(len(cards)))
+    if bound:
+        from .bound import bound as bound_of
+        still = []
+        for i in todo:
+            b = bound_of(cards[i], steps[0], size)
+            if b is not None and b.fits:
+                results[i] = Fit(steps[0], Measure(b.needed, b.available, b.foot_needed,
+                                                   b.foot_available, b.head_needed,
+                                                   b.head_available, b.width_needed,
+                                                   b.width_available))
+            else:
+                still.append(i)
+        todo = still
     for n, font in enumerate(steps):
         if not todo:
             break
