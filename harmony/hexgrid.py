@@ -269,6 +269,18 @@ def _geometry(dq: int, dr: int) -> tuple[tuple, tuple]:
                 tuple((q + dq, r + dr, k, how) for q, r, k, how in reversed(back_sides)))
     if dq == 0 and dr == 0:
         return ((0, 0, 0),), ()
+    met, sides, M = _reach(dq, dr)
+    met.sort()
+    sides.sort()
+    hexes = tuple((q, r, 0 if -M < f < M else (1 if f > 0 else -1)) for _, f, q, r in met)
+    return hexes, tuple(s[1:] for s in sides)
+
+
+def _reach(dq: int, dr: int) -> tuple[list, list, int]:
+    """What the segment from Hex(0, 0) to Hex(dq, dr) meets (``dq > 0``, or ``dq == 0 <
+    dr``), in no order: the hexes as ``(g, f, q, r)``, the hexsides as ``(order, q, r, k,
+    how)``, and M (see :func:`_geometry`, which sorts them; line of sight's masks need no
+    order, :class:`harmony.los._Table`)."""
     X, Y = 3 * dq, dq + 2 * dr
     F = [X * oy - Y * ox for ox, oy in CORNERS] + [0]
     F[6] = F[0]
@@ -277,6 +289,7 @@ def _geometry(dq: int, dr: int) -> tuple[tuple, tuple]:
     M = max(F)
     G = X * X + 3 * Y * Y
     met = []                                       # (g, f, q, r)
+    f_at = {}
     for q in range(dq + 1):
         base = (3 * Y - X) * q                     # f at (q, r) is 2*X*r - base
         if X == 0:
@@ -286,14 +299,14 @@ def _geometry(dq: int, dr: int) -> tuple[tuple, tuple]:
         for r in range(lo, hi + 1):
             g = 3 * X * q + 3 * Y * (q + 2 * r)
             if 0 < g < G or (q == 0 and r == 0) or (q == dq and r == dr):
-                met.append((g, 2 * X * r - base, q, r))
-    met.sort()
-    f_at = {(q, r): f for _, f, q, r in met}
-    hexes = tuple((q, r, 0 if -M < f < M else (1 if f > 0 else -1)) for _, f, q, r in met)
+                f = 2 * X * r - base
+                met.append((g, f, q, r))
+                f_at[(q, r)] = f
     sides = []
     for g, f, q, r in met:
         for k, n in enumerate(((q + 1, r), (q, r + 1), (q - 1, r + 1))):
-            if n in f_at:
+            fn = f_at.get(n)
+            if fn is not None:
                 f1, f2 = f + F[k], f + F[k + 1]
                 if f1 == f2 == 0:
                     how = "along"
@@ -304,8 +317,7 @@ def _geometry(dq: int, dr: int) -> tuple[tuple, tuple]:
                 else:
                     continue
                 sides.append((2 * g + Gm[k] + Gm[k + 1], q, r, k, how))
-    sides.sort()
-    return hexes, tuple(s[1:] for s in sides)
+    return met, sides, M
 
 
 # ------------------------------------------------------------ board labels

@@ -61,7 +61,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .hexgrid import DIRECTIONS, Hex, _geometry, distance, label, line, parse_label
+from .hexgrid import DIRECTIONS, Hex, _geometry, _reach, distance, label, line, parse_label
 from .terrain import HexMap
 
 __all__ = ["Sight", "sight", "has_los", "parse_label"]
@@ -199,6 +199,9 @@ class _Table:
         #: the map mask for each elevation a line's higher end may have
         self.by_top = {top: (blocking | sum(bits for e, bits in tops.items() if e > top))
                        << (4 * height) for top in tops}
+        #: the same, shifted down to each cell of the map in turn (made when first asked):
+        #: a pair is then one AND of a mask as long as its segment, not a shift of the map
+        self.from_cell: dict[tuple[int, int], int] = {}
         self.offsets: dict[int, int] = {}
 
     def offset(self, key: int) -> int:
@@ -206,14 +209,17 @@ class _Table:
         dq, dr = divmod(key, self.stride)
         if dr > self.height:
             dq, dr = dq + 1, dr - self.stride
-        hexes, sides = _geometry(dq, dr)
         height = self.height
         mask = 0
         if distance(Hex(0, 0), Hex(dq, dr)) > 1:
-            for q, r, _ in hexes[1:-1]:
-                mask |= 1 << (4 * (height + q * height + r))
-            for q, r, k, _ in sides:
-                mask |= 1 << (4 * (height + q * height + r) + 1 + k)
+            met, sides, _ = _reach(dq, dr)         # the same as _geometry's, in no order
+            bits = [4 * (height + q * height + r) for _, _, q, r in met
+                    if (q or r) and (q, r) != (dq, dr)]
+            bits += [4 * (height + q * height + r) + 1 + k for _, q, r, k, _ in sides]
+            raw = bytearray((max(bits) >> 3) + 1)
+            for b in bits:
+                raw[b >> 3] |= 1 << (b & 7)
+            mask = int.from_bytes(raw, "little")
         self.offsets[key] = mask
         return mask
 
@@ -228,4 +234,8 @@ class _Table:
         if mask is None:
             mask = self.offset(key)
         ea, eb = ca[1], cb[1]
-        return not (self.by_top[ea if ea > eb else eb] >> ca[0]) & mask
+        at = (ea if ea > eb else eb, ca[0])
+        shifted = self.from_cell.get(at)
+        if shifted is None:
+            shifted = self.from_cell[at] = self.by_top[at[0]] >> at[1]
+        return not shifted & mask
