@@ -110,8 +110,37 @@ def options_of(model: Model, key: str) -> list[str]:
     """The options a ruleset of ``key`` may switch on: those its optional and tournament
     cells (and its bases') name."""
     chain = base_chain(model, key)
-    return sorted({c.option for cl in model.clauses.values() for c in cl.cells.values()
-                   if c.source in chain and c.option and c.status in OPTIONAL})
+    by_source = _options_by_source(model)
+    return sorted({o for src in chain for o in by_source.get(src, ())})
+
+
+def _options_by_source(model: Model) -> dict[str, set[str]]:
+    """Every option an optional or tournament cell names, by the cell's source; worked out
+    once per model (kept on it, as :func:`harmony.scenario.ruleset_for` keeps rulesets)."""
+    known = model.__dict__.get("_options_by_source")
+    if known is None:
+        known = {}
+        for cl in model.clauses.values():
+            for c in cl.cells.values():
+                if c.option and c.status in OPTIONAL:
+                    known.setdefault(c.source, set()).add(c.option)
+        model.__dict__["_options_by_source"] = known
+    return known
+
+
+def _setters(model: Model) -> dict[str, list]:
+    """Each parameter's clauses with a cell that sets it, in file and line order: no other
+    clause can decide it, so resolving stays linear in the data. Worked out once per model
+    (every ruleset shares it)."""
+    known = model.__dict__.get("_setters")
+    if known is None:
+        known = {}
+        clauses = sorted(model.clauses.values(), key=lambda c: (c.file, c.pos().line, c.id))
+        for clause in clauses:
+            for pname in {p for c in clause.cells.values() for p in (c.params or {})}:
+                known.setdefault(pname, []).append(clause)
+        model.__dict__["_setters"] = known
+    return known
 
 
 def coerce(type_: str | None, value: Any) -> Any:
@@ -152,13 +181,7 @@ class Ruleset:
             if opt not in known_options:
                 raise RulesetError(f"{key} has no option '{opt}' (its options: "
                                    f"{', '.join(known_options) or 'none'})")
-        clauses = sorted(model.clauses.values(), key=lambda c: (c.file, c.pos().line, c.id))
-        # Each parameter looks only at the clauses with a cell that sets it (in the same
-        # order): no other clause can decide it, and the resolution stays linear in the data.
-        setting: dict[str, list] = {}
-        for clause in clauses:
-            for pname in {p for c in clause.cells.values() for p in (c.params or {})}:
-                setting.setdefault(pname, []).append(clause)
+        setting = _setters(model)
         settings: dict[str, Setting] = {}
         for pname, param in sorted(model.parameters.items()):
             settings[pname] = _resolve(pname, param.type, param.default, chain, options,

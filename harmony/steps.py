@@ -786,8 +786,10 @@ def parse_steps(sc: Scenario) -> ParsedSteps:
 
 
 def steps_of(sc: Scenario) -> ParsedSteps:
-    """:func:`parse_steps`, read once per scenario object (kept on it, like its data)."""
+    """:func:`parse_steps`, read once per scenario object (kept on it, like its data) and
+    remembered between processes (:func:`harmony.playcache.parsed_steps`)."""
     cache = sc.__dict__
     if "_parsed_steps" not in cache:
-        cache["_parsed_steps"] = parse_steps(sc)
+        from .playcache import parsed_steps
+        cache["_parsed_steps"] = parsed_steps(sc, parse_steps)
     return cache["_parsed_steps"]

@@ -129,3 +129,32 @@ def test_cache_off_writes_nothing(tmp_path, rules_copy, monkeypatch):
     model = clean_model(rules_copy)
     assert scenario.played(model, STANDS_DOWN).ok
     assert not (tmp_path / "xdg").exists()
+
+
+def test_parsed_steps_are_recalled_exactly_and_read_again_after_an_edit(harmony_cache, rules_copy,
+        new_process, monkeypatch):
+    """A scenario's parsed steps come back from disk in a new process, equal to reading them
+    now (positions included); an edit to the scenario file reads them again."""
+    from harmony import steps
+    first = clean_model(rules_copy)
+    fresh = {sid: steps.parse_steps(sc) for sid, sc in first.scenarios.items()}
+    # (repr: the positions of values are left out of their equality, not of their repr)
+    assert all(repr(steps.steps_of(sc)) == repr(fresh[sid]) for sid, sc in first.scenarios.items())
+    assert list((harmony_cache / playcache.STEPS).rglob("*.pickle"))
+
+    new_process()
+    second = clean_model(rules_copy)
+    read: list[str] = []
+    real = steps.parse_steps
+    monkeypatch.setattr(steps, "parse_steps", lambda sc: read.append(sc.id) or real(sc))
+    for sid, sc in second.scenarios.items():
+        assert repr(steps.steps_of(sc)) == repr(real(sc)) == repr(fresh[sid]), sid
+    assert read == [], "steps read again though the scenario did not change"
+
+    path = rules_copy / "scenarios" / f"{STANDS_DOWN}.yaml"
+    path.write_text("# a comment line moves every position down\n" + path.read_text("utf-8"), "utf-8")
+    new_process()
+    third = clean_model(rules_copy)
+    moved = steps.steps_of(third.scenarios[STANDS_DOWN])
+    assert read == [STANDS_DOWN]
+    assert repr(moved) == repr(real(third.scenarios[STANDS_DOWN])) != repr(fresh[STANDS_DOWN])
