@@ -147,6 +147,9 @@ def _sources(model: Model, report: Report) -> None:
 
 def _topics(model: Model, report: Report) -> None:
     quiet = bool(report.left_out) or any(c.topic not in model.topics for c in model.clauses.values())
+    aspects_used: dict[str, set[str]] = {}
+    for c in model.clauses.values():
+        aspects_used.setdefault(c.topic, set()).add(c.aspect)
     for t in model.topics.values():
         for i, key in enumerate(t.sources):
             if key not in model.sources and not report.was_left_out(key):
@@ -159,7 +162,7 @@ def _topics(model: Model, report: Report) -> None:
                              f"{seen[a.id].pos('id')}): rename or remove one", "duplicate-id")
                 continue
             seen[a.id] = a
-        used = {c.aspect for c in model.clauses.values() if c.topic == t.id}
+        used = aspects_used.get(t.id, set())
         if quiet or not used <= set(seen):
             continue  # a clause left out or misplaced: its row is not really empty
         for a in t.aspects:

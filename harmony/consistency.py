@@ -309,11 +309,13 @@ def check_parameter_conflicts(model: Model, report: Report) -> None:
         p = model.parameters.get(name)
         t = p.type if p else None
         reported: set[str] = set()
+        normed = [norm(c.params[name]) for c in cells]     # once a cell, not once a pair
         for i, a in enumerate(cells):
-            for b in cells[i + 1:]:
-                va, vb = a.params[name], b.params[name]
-                if norm(va) == norm(vb) or _replaces(a, b) or _replaces(b, a):
+            for j in range(i + 1, len(cells)):
+                b = cells[j]
+                if normed[i] == normed[j] or _replaces(a, b) or _replaces(b, a):
                     continue
+                va, vb = a.params[name], b.params[name]
                 oa = a.option if a.status in OPTIONAL else None
                 ob = b.option if b.status in OPTIONAL else None
                 if (oa is None) != (ob is None):

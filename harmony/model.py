@@ -480,9 +480,22 @@ class Model:
         """Clauses of a topic (optionally one row), in the topic's aspect order."""
         topic = self.topics.get(topic_id)
         order = {a.id: i for i, a in enumerate(topic.aspects)} if topic else {}
-        found = [c for c in self.clauses.values()
-                 if c.topic == topic_id and (aspect_id is None or c.aspect == aspect_id)]
+        found = [c for c in self._by_topic().get(topic_id, ())
+                 if aspect_id is None or c.aspect == aspect_id]
         return sorted(found, key=lambda c: (order.get(c.aspect, len(order)), c.file, c.pos().line))
+
+    def _by_topic(self) -> dict[str, list[Clause]]:
+        """The clauses of each topic, in the order read: indexed once, and again when the
+        clauses are another dict or another number (every page and card set asks for every
+        topic's clauses: scanning all clauses each time was quadratic in the data)."""
+        stamp = (id(self.clauses), len(self.clauses))
+        known = self.__dict__.get("_topic_index")
+        if known is None or known[0] != stamp:
+            index: dict[str, list[Clause]] = {}
+            for c in self.clauses.values():
+                index.setdefault(c.topic, []).append(c)
+            known = self.__dict__["_topic_index"] = (stamp, index)
+        return known[1]
 
     def term(self, name: str) -> Term | None:
         """A glossary term by its name or an alias, ignoring case."""
