@@ -152,3 +152,20 @@ def test_random_cards_are_bounded_from_the_right_side(batch, size):
         _agrees(card, boundmod.bound(card, font, size), m)
     assert [r.font for r in fitmod.fit(batch, size, cache=False)] == \
         [r.font for r in fitmod.fit(batch, size, cache=False, bound=False)]
+
+
+def test_font_metrics_are_remembered_on_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv("HARMONY_CACHE", str(tmp_path))
+    boundmod.faces.cache_clear()
+    try:
+        first = boundmod.faces()
+        assert first is not None and list((tmp_path / "fonts").rglob("*.pickle"))
+        boundmod.faces.cache_clear()
+        monkeypatch.setattr(boundmod.Face, "__init__", lambda *a: pytest.fail("font read again"))
+        again = boundmod.faces()
+        assert again is not None
+        for style, face in first.items():
+            assert (again[style].advance, again[style].pairs, again[style].old) == \
+                (face.advance, face.pairs, face.old)
+    finally:
+        boundmod.faces.cache_clear()
