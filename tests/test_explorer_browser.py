@@ -219,6 +219,7 @@ def test_the_page_and_python_encode_positions_alike(offline_page):
 
 def test_a_downloaded_scenario_passes_harmony_check(offline_page, explorer, rules_copy):
     page = offline_page.page
+    settled(page)   # the download is of the position decided, which may trail the address
     pos = position(page)
     if "fire" in pos["steps"][-1]:
         # the Soviet tank fired in the German movement phase: a scenario must play under
