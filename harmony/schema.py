@@ -13,6 +13,7 @@ that it never accepts a document jsonschema rejects (tests/test_schema_quick.py)
 """
 from __future__ import annotations
 
+import copy
 import difflib
 import json
 from functools import lru_cache
@@ -45,7 +46,11 @@ def _quick() -> Any:
         import fastjsonschema
     except ImportError:   # the explorer's browser bundle leaves it out: jsonschema alone there
         return None
-    return fastjsonschema.compile(schema()), fastjsonschema.JsonSchemaException
+    # a copy: compiling rewrites the schema's $ref values in place (fmt reads its key order);
+    # use_default=False: it would otherwise write the schema's defaults into the document
+    return (fastjsonschema.compile(copy.deepcopy(schema()), use_default=False,
+                                   detailed_exceptions=False),
+            fastjsonschema.JsonSchemaException)
 
 
 def quick_valid(data: Any) -> bool:

@@ -101,3 +101,13 @@ def test_a_rejected_file_is_still_reported_in_full(tmp_path):
     text = report.to_text()
     assert "g.yaml:4:5" in text and "colour" in text, text
     assert "g.yaml:3:17" in text, text
+
+
+def test_the_quick_validator_changes_neither_the_schema_nor_the_document():
+    schema._quick.cache_clear()
+    before = copy.deepcopy(schema.schema())
+    doc = copy.deepcopy(DOCS[sorted(DOCS)[0]])
+    kept = copy.deepcopy(doc)
+    schema.quick_valid(doc)
+    assert schema.schema() == before     # fmt reads its key order from the schema
+    assert doc == kept                   # no default written into the document
