@@ -143,12 +143,15 @@ def _empty_value_mark(text: str, mark: Any) -> tuple[int, int] | None:
     """Where ruamel places an empty value of a block mapping (``key:`` and nothing): at
     the next thing written after it (a key or a '-', past blank and comment lines), or at
     the end of the text; libyaml places it just after the ':'. A comment on the key's own
-    line keeps libyaml's place, as ruamel does. None when unsure.
+    line keeps libyaml's place, as ruamel does. None when unsure (an explicit ``?`` key or
+    ``:`` value next, which ruamel places a column further on).
 
     >>> from types import SimpleNamespace as M
     >>> mark = M(index=2, line=0, column=2)
     >>> _empty_value_mark("a:\\n\\n  # c\\n  b: 1\\n", mark), _empty_value_mark("a:\\n", mark)
     ((3, 2), (1, 0))
+    >>> _empty_value_mark("a:\\n? b\\n:\\n", mark) is None
+    True
     """
     i, n = mark.index, len(text)
     while i < n and text[i] == " ":
@@ -165,6 +168,8 @@ def _empty_value_mark(text: str, mark: Any) -> tuple[int, int] | None:
         end = n if end < 0 else end
         body = text[start:end]
         stripped = body.lstrip(" ")
+        if stripped.startswith(("?", ":")):  # an explicit key or value: ruamel's place differs
+            return None
         if stripped and not stripped.startswith("#"):
             return line, len(body) - len(stripped)
         i = end

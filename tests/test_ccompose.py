@@ -146,3 +146,10 @@ def test_damaged_shipped_text_reads_the_same(piece, edits):
         at = min(at, len(text))
         text = text[:at] + ch + text[at + cut:]
     assert_same_reading("m.yaml", text)
+
+
+def test_an_empty_value_before_an_explicit_key_reads_the_same():
+    """Found by the broken-folders property: ``key:`` with nothing, then a ``? key`` line;
+    ruamel places the empty value a column further than the C reader would."""
+    for text in ("glossary:\n  '':\n  ? '0000000000'\n  :\n", "a:\n? b\n: c\n"):
+        assert_same_reading("g.yaml", text)
