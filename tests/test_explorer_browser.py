@@ -205,7 +205,18 @@ def test_place_move_and_fire_give_the_engines_rulings_under_every_ruleset(offlin
         page.set_viewport_size({"width": width, "height": 1000})
         page.screenshot(path=str(shots / f"explorer-{width}.png"), full_page=True)
         assert page.evaluate("document.documentElement.scrollWidth") <= width
+        # the rulings never scroll sideways in their box: on a phone each question is a card
+        assert page.evaluate("(() => { const b = document.querySelector('div.hm-ex-tablebox'); "
+                             "return b.scrollWidth <= b.clientWidth + 1; })()"), width
+    # on a phone every ruling is labelled with its ruleset, the table's head being hidden
+    page.set_viewport_size({"width": 390, "height": 1000})
+    labels = page.evaluate("""[...document.querySelectorAll('table.hm-ex-table td[data-ruleset]')]
+      .map(td => [td.dataset.ruleset, getComputedStyle(td, '::before').content])""")
+    assert labels and all(content == f'"{rs}"' for rs, content in labels)
+    assert page.evaluate("document.querySelector('table.hm-ex-table thead').getBoundingClientRect().height") <= 1
     page.set_viewport_size({"width": 1400, "height": 1000})
+    assert page.evaluate("getComputedStyle(document.querySelector('table.hm-ex-table td'), '::before').content") \
+        in ("none", "normal")
     assert offline_page.attempted == [] and offline_page.errors == []
 
 
