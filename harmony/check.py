@@ -16,7 +16,7 @@ import difflib
 import os
 from typing import Any, Callable, NamedTuple
 
-from . import comparecheck, consistency, coverage, paramtypes, scenario, tablecheck
+from . import comparecheck, consistency, coverage, game, paramtypes, tablecheck
 from .cards.coverage import check_coverage
 from .cards.fit import check_cards
 from .diagnostics import Pos, Report
@@ -396,7 +396,7 @@ CHECKS: tuple[Check, ...] = (
     Check(consistency.check_parameter_coverage, whole_model=True),
     Check(consistency.check_requirements, whole_model=True),
     Check(consistency.check_versions, whole_model=True),
-    Check(scenario.check_scenarios, whole_model=True),
+    Check(game.check_scenarios, whole_model=True),
     Check(check_coverage, whole_model=True),
     Check(check_cards, whole_model=True),
 )

@@ -53,7 +53,7 @@ function ``f(model, report)`` named in :data:`harmony.check.CHECKS`:
 When the loader left something out (a file or an item with errors), the
 checks of absence (``parameter-unset``, ``requirement-off``,
 ``version-empty``) stay silent: what is missing may be in what was left out.
-Scenarios are checked by :func:`harmony.scenario.check_scenarios`.
+Scenarios are checked by :func:`harmony.game.check_scenarios`.
 """
 from __future__ import annotations
 

@@ -9,7 +9,7 @@ position: the answer is ``{"error": {"message": ..., "path": "units[2].at"}}``.
 :meth:`Explorer.decide` adds to the position the questions the engine can
 answer about its last step (:func:`questions`), writes the whole as a
 scenario file, reads it back with the project's one loader and schema, checks
-it as ``harmony check`` does (:func:`harmony.scenario.check_scenario`) and
+it as ``harmony check`` does (:func:`harmony.game.check_scenario`) and
 plays it with :func:`harmony.scenario.run_scenario`, exactly as pytest plays a
 shipped scenario: every answer is the engine's own
 :class:`~harmony.rulings.Ruling`, with the clauses that decided it.
@@ -40,11 +40,12 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .diagnostics import Diagnostic, Pos, Report
 from .fmt import FormatError, formatted
+from .game import check_scenario
 from .loader import Document, load, new_yaml, read_text
 from .model import Model, Scenario
 from .ruleset import options_of
 from .rulings import ruling_word
-from .scenario import check_scenario, run_scenario
+from .scenario import run_scenario
 from .schema import resolve, schema, validate_items
 from .steps import MODES, RESULTS, steps_of
 from .terrain import STANDARD_TYPES

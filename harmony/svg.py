@@ -193,3 +193,14 @@ def draw(state: dict, id_prefix: str = "hm") -> str:
                    f'paint-order="stroke" text-anchor="end">{escape(str(letter))}</text>')
     out.append("</svg>")
     return "".join(out)
+
+
+def style() -> dict:
+    """What :func:`draw` draws with (hex size, colours, counter abbreviations), for the
+    ruling explorer's page, which draws its board from the same data.
+
+    >>> style()["terrain"]["woods"] == TERRAIN_FILL["woods"]
+    True
+    """
+    return {"size": SIZE, "terrain": TERRAIN_FILL, "other": OTHER_FILL,
+            "hexside": HEXSIDE_STROKE, "sides": list(SIDE_COLOURS), "kinds": KIND_SHORT}

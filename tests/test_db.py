@@ -269,7 +269,7 @@ def test_check_rejects_impossible_orders_at_their_position(tmp_path):
 # ------------------------------------------------------------------ the site's boards
 
 def test_referee_boards_come_from_the_engines_views(model):
-    from harmony.site.figures import referee_figures, referee_states
+    from harmony.games.panzerblitz.figures import referee_figures, referee_states
     sc = model.scenarios["db-column-block"]
     snaps = run_scenario(model, "db-column-block").snapshots["DB"]
     (referee, german, soviet), = referee_states(sc, snaps)

@@ -6,7 +6,7 @@ import xml.etree.ElementTree as ET
 
 from harmony import svg
 from harmony.hexgrid import board_origin, hex_to_pixel, parse_label
-from harmony.site.figures import scenario_figures, states
+from harmony.games.panzerblitz.figures import scenario_figures, states
 from harmony.site.generate import ROOT
 
 NS = {"s": "http://www.w3.org/2000/svg"}

@@ -38,7 +38,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import resources, svg
+from .. import game, resources
 from ..loader import yaml_files
 from ..model import Model
 from .views import anchor_of, topic_doc
@@ -192,15 +192,17 @@ def clause_links(model: Model) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def drawing_style() -> dict:
-    """What :mod:`harmony.svg` draws with (hex size, colours, counter abbreviations), so the
-    page draws its board from the same data as the example diagrams.
+def drawing_style(model: Model) -> dict:
+    """What the harmony's game draws its boards with (:attr:`harmony.game.Explorer.style`),
+    so the page draws its board from the same data as the example diagrams.
 
-    >>> drawing_style()["terrain"]["woods"] == svg.TERRAIN_FILL["woods"]
-    True
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> sorted(drawing_style(load(default_rules_data())[0]))
+    ['hexside', 'kinds', 'other', 'sides', 'size', 'terrain']
     """
-    return {"size": svg.SIZE, "terrain": svg.TERRAIN_FILL, "other": svg.OTHER_FILL,
-            "hexside": svg.HEXSIDE_STROKE, "sides": list(svg.SIDE_COLOURS), "kinds": svg.KIND_SHORT}
+    explorer = game.game_for(model).explorer
+    return explorer.style() if explorer is not None else {}
 
 
 def _script(assignments: dict[str, object]) -> bytes:
@@ -302,7 +304,7 @@ def bundle_files(pyodide: Path, model: Model, rules: str | os.PathLike,
         "harmony.js": _script({
             "__harmonyExplorerBundle": {"zip": _b64gz(python_zip(rules)), "home": HOME,
                                         "links": clause_links(model), "pyodide": version,
-                                        "style": drawing_style()}}),
+                                        "style": drawing_style(model)}}),
     }
 
 

@@ -31,9 +31,9 @@ import copy
 import re
 from xml.sax.saxutils import escape
 
-from .. import svg
-from ..model import Scenario
-from ..steps import End, Fire, Los, Move, steps_of
+from harmony import svg
+from harmony.model import Scenario
+from harmony.steps import End, Fire, Los, Move, steps_of
 
 
 def unit_name(u: dict) -> str:
@@ -246,3 +246,16 @@ def step_list(sc: Scenario) -> list[dict]:
         out.append({"number": i, "note": note, "figure": last,
                     "own_figure": i in drawn})
     return out
+
+
+def draw(sc: Scenario, result) -> dict:
+    """What a scenario page shows of the scenario's steps: ``steps`` (:func:`step_list`),
+    ``names`` (unit id -> :func:`unit_name`), ``figures`` (the set-up and one per step that
+    moves or fires, then each ruleset's referee boards, :func:`referee_figures`) and
+    ``referee_boards`` (whether there are any), from the result of playing it."""
+    boards = [fig for name in list(sc.data.get("rulesets") or [])
+              for fig in referee_figures(sc, result.snapshots.get(name, []))]
+    return {"steps": step_list(sc),
+            "names": {str(u.get("id")): unit_name(u) for u in sc.data.get("units") or []
+                      if isinstance(u, dict)},
+            "figures": scenario_figures(sc) + boards, "referee_boards": bool(boards)}
