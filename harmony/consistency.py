@@ -28,8 +28,9 @@ function ``f(model, report)`` named in :data:`harmony.check.CHECKS`:
     an option is for. Two different options that disagree are a warning,
     since switching both on is ambiguous.
 ``parameter-unset`` (error)
-    Every parameter of the registry (what the engine reads) has a value in
-    every ruleset: set by the rulebook's own cells, inherited from its
+    Every parameter of the registry that a ruleset's game reads (all of them,
+    for a game that does not say: :attr:`harmony.game.Game.parameters`) has a
+    value in that ruleset: set by the rulebook's own cells, inherited from its
     ``base``, or given by the registry's ``default``. A default is the
     registry's deliberate "not stated" and is not reported: warning on each
     would flag every rulebook that is silent on a rule it never had (PB on
@@ -66,7 +67,7 @@ from .loader import file_text
 from .markup import iter_marks
 from .model import Cell, Model, Source
 from .numbers import Number, numbers_in
-from . import paramtypes
+from . import game, paramtypes
 from .ruleset import OPTIONAL, Ruleset, base_chain, options_of
 
 RULESET_KINDS = ("canonical", "revision", "variant")
@@ -347,13 +348,18 @@ def _left_out(report: Report, name: str) -> bool:
     return bool(getattr(report, "was_left_out", lambda n: False)(name))
 
 
+def _reads(names: tuple[str, ...] | None, name: str) -> bool:
+    return names is None or name in names
+
+
 def check_parameter_coverage(model: Model, report: Report) -> None:
     if _partial(report):
         return
     rulesets = ruleset_sources(model)
     full = {k: ruleset(model, k, options_of(model, k)) for k in rulesets}
+    read = {k: game.reads(model, k) for k in rulesets}   # what each rulebook's game reads
     for name, p in sorted(model.parameters.items()):
-        missing = [k for k in rulesets if full[k].setting(name).unset]
+        missing = [k for k in rulesets if _reads(read[k], name) and full[k].setting(name).unset]
         if missing:
             report.error(p.pos("name"), f"parameter '{name}' has no value in "
                          f"{', '.join(missing)}: no cell of the rulebook (or of its base) sets it "

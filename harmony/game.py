@@ -4,6 +4,9 @@ The core (loader, model, check, site, cards, diff, the pytest plugin) knows no
 game. A harmony's rulebooks are played by a *game*: a :class:`Game` value,
 which is all the core ever asks of a rules engine. A game provides:
 
+* ``parameters``: the names of the parameters its engine reads (None: it may
+  read any parameter of the registry); ``harmony check`` requires a value
+  (set, inherited or a default) in each of its rulesets for those only;
 * ``namespace(model)``: the names its clause examples see, besides the ones
   every example sees (:func:`example_namespace`: ``model``, ``rules(name)``,
   ``Ruleset``, ``Ruling``, ``Why``, ``Fraction``);
@@ -139,6 +142,7 @@ class Game:
 
     name: str
     namespace: Callable[[Model], dict[str, Any]]
+    parameters: tuple[str, ...] | None = None
     play: Callable[[Model, str, list[str] | None], ScenarioResult] | None = None
     check_scenario: Callable[[Model, Scenario, Report], None] | None = None
     draw: Callable[[Scenario, ScenarioResult], dict] | None = None
@@ -223,6 +227,15 @@ def game_name(model: Model, source: str | None = None) -> str:
     """The name of the game that plays ``source`` (the harmony's own, without one)."""
     s = model.sources.get(source) if source else None
     return (s.game if s is not None and s.game else None) or model.game or DEFAULT
+
+
+def reads(model: Model, key: str) -> tuple[str, ...] | None:
+    """The parameters the game of source ``key`` reads (None: any of the registry's, and
+    for a game that cannot be found)."""
+    try:
+        return find(model, game_name(model, key)).parameters
+    except Exception:  # noqa: BLE001  an unknown game is reported by check_scenarios
+        return None
 
 
 def game_for(model: Model, ruleset: str | None = None) -> Game:

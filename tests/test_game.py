@@ -78,7 +78,7 @@ GAME = Game(name="dice", namespace=lambda model: {"score": score})
 def harmony(tmp_path: Path, example: str, game_line: str = "game: dice\n",
             module: str | None = DICE) -> Path:
     folder = tmp_path / "rules"
-    folder.mkdir()
+    folder.mkdir(parents=True)
     (folder / "sources.yaml").write_text(SOURCES.format(game=game_line), encoding="utf-8")
     (folder / "score.yaml").write_text(RULES % textwrap.indent(example, " " * 6), encoding="utf-8")
     if module is not None:
@@ -144,3 +144,16 @@ def test_no_game_is_imported_until_a_harmony_asks_for_it():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
                          cwd=ROOT)
     assert out.stdout.strip() == "[]"
+
+
+def test_a_ruleset_needs_a_value_only_for_the_parameters_its_game_reads(tmp_path):
+    unread = ("  - name: spot.adjacent\n    type: bool\n"
+              "    description: Another game's parameter, with no default.\n")
+    says = DICE.replace('namespace=lambda model: {"score": score})',
+                        'namespace=lambda model: {"score": score},\n'
+                        '            parameters=("score.pair-bonus",))')
+    for module, unset in ((DICE, ["ED1, ED2"]), (says, [])):
+        folder = harmony(tmp_path / str(len(unset)), ">>> 1\n1\n", module=module)
+        (folder / "more.yaml").write_text("parameters:\n" + unread, encoding="utf-8")
+        errors = [d.message for d in check_path(folder)[1].errors if d.code == "parameter-unset"]
+        assert [m.split(" has no value in ")[1].split(":")[0] for m in errors] == unset
