@@ -632,9 +632,9 @@ class CombatPatrol:
         says not, None when no row applies (a spotting attempt decides).
 
         ``target``, ``situation`` and ``light`` are values of the table's columns (its
-        ``any`` is a wildcard of the rows, not an input); the ``spotter`` is the one kind it
-        names (infantry or an anti-tank gun) or a kind of target that spots in turn (a
-        vehicle, personnel).
+        ``any`` is a wildcard of the rows, not an input); the ``spotter`` is the one kind the
+        rows name (infantry or an anti-tank gun) or the one their words leave out (a
+        vehicle).
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
@@ -654,8 +654,9 @@ class CombatPatrol:
         one_of(situation, _values(t, "situation"), "a situation", t)
         one_of(light, _values(t, "light"), "a light", t)
         yes_no(within_night_distance, "whether the target is within the night sighting distance", t)
-        one_of(spotter, _values(t, "spotter") + [v for v in _values(t, "target")
-                                                 if v not in _values(t, "spotter")], "a spotter", t)
+        # the rows name one kind of spotter, infantry or an anti-tank gun, and the words of
+        # the vehicle-moving row the kind they leave out: a vehicle
+        one_of(spotter, _values(t, "spotter") + ["vehicle"], "a spotter", t)
         for row in t.rows:
             if row["target"] not in ("any", target) or row["situation"] != situation:
                 continue

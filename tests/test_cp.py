@@ -327,7 +327,9 @@ REFUSED = [
      "'yes' is not whether the target is within the night sighting distance for Table 9; it takes "
      "True or False"),
     (("automatically_spotted", "vehicle", "fired", "day", True, "tank"),
-     "'tank' is not a spotter of Table 9; it has: infantry-or-anti-tank-gun, vehicle, personnel"),
+     "'tank' is not a spotter of Table 9; it has: infantry-or-anti-tank-gun, vehicle"),
+    (("automatically_spotted", "vehicle", "fired", "day", True, "personnel"),
+     "'personnel' is not a spotter of Table 9; it has: infantry-or-anti-tank-gun, vehicle"),
     (("penetration_checks", 3, -2), "-2 is not a number of hits for Table 5; it takes a whole number "
      "of 0 or more"),
     (("penetration_checks", 3, 2.0), "2.0 is not a number of hits for Table 5; it takes a whole number "
@@ -427,3 +429,47 @@ def test_the_old_quiet_answers_are_gone(model):
     assert cp.automatically_spotted("personnel", "stationary-in-concealment") is None
     assert (cp.penetration_checks(3, 0), cp.band_of("dismounted", 0), cp.band_of("dismounted", 81)) == \
         (0, "short", None)
+
+
+# ------------------------------------------------------------------ anything at all
+ANSWERS = ["penetration_chance", "armour_effect", "penetration_band", "penetration_effect",
+           "penetration_checks", "soft_skinned_places", "soft_skinned_place", "horse_or_rider",
+           "night_distance", "illumination", "lit_radius", "spotting_bands", "band_of",
+           "automatically_spotted", "spotting_shifts"]
+#: the names the tables have, so that draws reach past the first check too
+NAMES = ["short", "medium", "long", "Long", "naked-eye", "no-moon", "full-moon", "medium-flare",
+         "large-fire", "dismounted", "buttoned", "vehicle", "personnel", "any", "in-open", "fired",
+         "day", "night", "incapacitated", "wounded", "stunned", "infantry-or-anti-tank-gun", ""]
+
+
+def _anything():
+    from hypothesis import strategies as st
+    scalar = st.one_of(st.sampled_from(NAMES), st.text(max_size=12), st.integers(-50, 200),
+                       st.booleans(), st.none(), st.floats(allow_nan=True),
+                       st.fractions(max_denominator=8))
+    return st.one_of(scalar, st.tuples(scalar, scalar), st.lists(scalar, max_size=3))
+
+
+def test_any_input_is_an_answer_or_a_table_error(model):
+    """Whatever a caller passes, an answer comes or a one-line TableError says why: never a
+    TypeError, a KeyError or another failure from inside (REFUSED shows the words)."""
+    import inspect
+
+    from hypothesis import HealthCheck, given, settings
+    from hypothesis import strategies as st
+    cp = CombatPatrol(model)
+
+    @settings(max_examples=300, deadline=None, derandomize=True,
+              suppress_health_check=[HealthCheck.function_scoped_fixture])
+    @given(st.sampled_from(ANSWERS), st.lists(_anything(), min_size=0, max_size=6))
+    def run(name, args):
+        method = getattr(cp, name)
+        try:
+            inspect.signature(method).bind(*args)
+        except TypeError:
+            return                              # a wrong number of arguments is Python's to refuse
+        try:
+            method(*args)
+        except TableError as e:
+            assert str(e) and "\n" not in str(e)
+    run()
