@@ -23,11 +23,14 @@ from .diagnostics import Pos, Report
 from .loader import file_text, load
 from .markup import marks
 from .model import Cell, Citation, Model, Source
+from .trust import Trust
 
 
 
-def check_path(path: str | os.PathLike, with_coverage: bool = False) -> tuple[Model, Report]:
+def check_path(path: str | os.PathLike, with_coverage: bool = False,
+               trust: Trust | None = None) -> tuple[Model, Report]:
     model, report = load(path)
+    game.trusting(model, trust)    # whether a game module of the folder may be loaded
     check_model(model, report, with_coverage)
     return model, report
 

@@ -37,7 +37,8 @@ harmony's ``game:`` (a top-level key beside ``sources:``) names it, else it is
 :data:`DEFAULT`. A name is looked up, in order, among the built-in games
 (:data:`BUILTIN`, listed here and loaded only when asked for: no game registers
 itself by being imported), a module of that name in the harmony's folder
-(``NAME.py`` or ``NAME/__init__.py``, its attribute ``GAME``), and the
+(``NAME.py`` or ``NAME/__init__.py``, its attribute ``GAME``; the folder's own
+Python, loaded only when it may run: :func:`trusting`), and the
 ``harmony.games`` entry points of the installed packages.
 
 >>> sorted(BUILTIN)
@@ -61,6 +62,7 @@ from .diagnostics import Diagnostic, Pos, Report
 from .model import Model, Scenario
 from .ruleset import Ruleset, RulesetError, ruleset_for
 from .rulings import Ruling, Why
+from .trust import Trust
 
 #: The games harmony ships: name -> "module:attribute", imported only when a harmony asks.
 BUILTIN: dict[str, str] = {
@@ -166,6 +168,10 @@ def builtin(name: str) -> Game:
     return getattr(importlib.import_module(module), attr)
 
 
+def _in_folder(root: Path, name: str) -> bool:
+    return (root / f"{name}.py").is_file() or (root / name / "__init__.py").is_file()
+
+
 def _from_folder(root: Path, name: str) -> Game | None:
     for path in (root / f"{name}.py", root / name / "__init__.py"):
         if path.is_file():
@@ -202,9 +208,26 @@ def _from_entry_point(name: str) -> Game | None:
     return None
 
 
+def trusting(model: Model, trust: Trust | None) -> None:
+    """Read ``model``'s harmony with ``trust`` (:mod:`harmony.trust`): whether a game module
+    of its folder may be loaded. A model nobody said this of honours the environment
+    (:meth:`Trust.of`)."""
+    if trust is not None:
+        model.__dict__["_trust"] = trust
+
+
+def _trust(model: Model) -> Trust:
+    return model.__dict__.get("_trust") or Trust.of()
+
+
+class UntrustedGame(GameError):
+    """A game module of the rules folder, not loaded: the folder's own Python does not run."""
+
+
 def find(model: Model, name: str) -> Game:
     """The game called ``name`` for the harmony of ``model`` (cached on the model):
-    built in, else a module of the harmony's folder, else an installed entry point."""
+    built in, else a module of the harmony's folder (only when the folder's own Python
+    may run, :func:`trusting`), else an installed entry point."""
     cache = model.__dict__.setdefault("_games", {})
     if name not in cache:
         if name in BUILTIN:
@@ -213,6 +236,10 @@ def find(model: Model, name: str) -> Game:
             root = Path(model.root) if model.root else None
             if root is not None and root.is_file():
                 root = root.parent
+            if root is not None and _in_folder(root, name) and not _trust(model).runs_code:
+                raise UntrustedGame(f"game '{name}' is the rules folder's own Python and was "
+                                    f"not loaded ({_trust(model).why}): its scenarios are not "
+                                    "checked or played")
             game = _from_folder(root, name) if root is not None else None
             game = game or _from_entry_point(name)
             if game is None:
@@ -245,8 +272,8 @@ def game_for(model: Model, ruleset: str | None = None) -> Game:
 
 
 def scenario_game(model: Model, sc: Scenario) -> Game:
-    """The game a scenario is played by: its first ruleset's (the envelope check reports
-    rulesets of other games); the harmony's when it names none."""
+    """The game a scenario is played by: its first ruleset's, which plays all of them (the
+    envelope check warns at rulesets of several games); the harmony's when it names none."""
     names = sc.data.get("rulesets") if isinstance(sc.data, dict) else None
     first = names[0] if isinstance(names, list) and names and isinstance(names[0], str) else None
     return game_for(model, first)
@@ -361,7 +388,7 @@ def _remembered(model: Model, scenario_id: str) -> ScenarioResult:
 
 def check_envelope(model: Model, sc: Scenario, report: Report) -> None:
     """What the core checks in every scenario, whatever its game: its rulesets resolve
-    and are played by one game, its clauses exist, and each expected ruling (a step's
+    (and are of one game: the game of the first plays them all), its clauses exist, and each expected ruling (a step's
     ``expect:`` item's ``rulings:``) is for one of its rulesets and cites clauses that
     exist.
 
@@ -387,9 +414,10 @@ def check_envelope(model: Model, sc: Scenario, report: Report) -> None:
             continue
         games.setdefault(game_name(model, name.split("+", 1)[0]), name)
     if len(games) > 1:
-        err(sc.pos("rulesets"), "plays rulesets of several games ("
-            + ", ".join(f"{n}: {g}" for g, n in sorted(games.items())) + "); a scenario is "
-            "played by one game", "scenario-game")
+        first = next(iter(games))
+        report.warning(sc.pos("rulesets"), f"scenario {sc.id}: plays rulesets of several games ("
+                       + ", ".join(f"{n}: {g}" for g, n in sorted(games.items())) + "); the "
+                       f"game of its first ruleset, {first}, plays them all", "scenario-game")
     for k, cid in enumerate(d.get("clauses") or []):
         if cid not in model.clauses:
             err(sc.pos("clauses", k), f"names clause '{cid}', which does not exist", "unresolved-clause")
@@ -414,6 +442,8 @@ def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
     check_envelope(model, sc, report)
     try:
         game = scenario_game(model, sc)
+    except UntrustedGame:
+        return              # said once, at the game's name (check_scenarios)
     except GameError as e:
         report.error(sc.pos("rulesets"), f"scenario {sc.id}: {e}", "scenario-game")
         return
@@ -432,10 +462,20 @@ def check_scenarios(model: Model, report: Report) -> None:
     for sc in sorted(model.scenarios.values(), key=lambda s: (s.file, s.id)):
         before = len(report.errors)
         check_scenario(model, sc, report)
-        if len(report.errors) == before:
+        if len(report.errors) == before and _playable(model, sc):
             for d in played(model, sc.id).errors:
                 if d.code in ("scenario-step", "scenario-setup", "scenario-game"):
                     report.diagnostics.append(d)
+
+
+def _playable(model: Model, sc: Scenario) -> bool:
+    try:
+        scenario_game(model, sc)
+    except UntrustedGame:
+        return False
+    except GameError:
+        pass
+    return True
 
 
 def _check_games(model: Model, report: Report) -> None:
@@ -444,6 +484,8 @@ def _check_games(model: Model, report: Report) -> None:
     for name, pos in named:
         try:
             find(model, name)
+        except UntrustedGame as e:
+            report.warning(pos or Pos(model.root), str(e), "untrusted-game")
         except GameError as e:
             report.error(pos or Pos(model.root), str(e), "unknown-game")
         except Exception as e:  # noqa: BLE001  the harmony's own code failed to import

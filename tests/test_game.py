@@ -157,3 +157,27 @@ def test_a_ruleset_needs_a_value_only_for_the_parameters_its_game_reads(tmp_path
         (folder / "more.yaml").write_text("parameters:\n" + unread, encoding="utf-8")
         errors = [d.message for d in check_path(folder)[1].errors if d.code == "parameter-unset"]
         assert [m.split(" has no value in ")[1].split(":")[0] for m in errors] == unset
+
+
+def test_an_untrusted_folder_loads_no_game_of_its_own(tmp_path):
+    from harmony.trust import Trust
+    folder = harmony(tmp_path, ">>> 1\n1\n", module=DICE + "\nraise SystemExit('ran')\n")
+    model, report = check_path(folder, trust=Trust(False, "--untrusted"))
+    assert [(d.code, d.severity) for d in report.diagnostics] == [("untrusted-game", "warning")]
+    assert "--untrusted" in report.diagnostics[0].message
+    out = subprocess.run([sys.executable, "-m", "harmony", "check", "--untrusted", str(folder)],
+                         capture_output=True, text=True, cwd=ROOT)
+    assert out.returncode == 0 and "ran" not in out.stdout + out.stderr
+    assert "untrusted-game" in out.stderr + out.stdout
+
+
+def test_a_scenario_of_several_games_is_played_by_its_first_rulesets_with_a_warning():
+    from harmony.diagnostics import Report
+    from harmony.model import Scenario
+    model, _ = load(ROOT / "rules_data")
+    sc = Scenario(id="s", data={"rulesets": ["PB", "CP"], "steps": []})
+    report = Report()
+    game.check_envelope(model, sc, report)
+    assert [(d.severity, d.code) for d in report.diagnostics] == [("warning", "scenario-game")]
+    assert "panzerblitz, plays them all" in report.diagnostics[0].message
+    assert game.scenario_game(model, sc).name == "panzerblitz"
