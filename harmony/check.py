@@ -7,7 +7,7 @@ revision cells without their relation, parameters that are unknown or of
 the wrong type, and text marks (glossary terms, footnotes, parameters) that
 point nowhere. Then the checks that need the whole model: the pieces'
 agreement (:mod:`harmony.consistency`), scenarios
-(:mod:`harmony.scenario`) and rule cards that must fit
+(:mod:`harmony.games.panzerblitz.scenario`) and rule cards that must fit
 (:mod:`harmony.cards.fit`).
 """
 from __future__ import annotations

@@ -52,11 +52,13 @@ import hashlib
 import importlib
 import importlib.util
 import sys
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import metadata
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from .diagnostics import Diagnostic, Pos, Report
 from .model import Model, Scenario
@@ -208,16 +210,30 @@ def _from_entry_point(name: str) -> Game | None:
     return None
 
 
+#: the trust of the command now running (:func:`reading_as`), for models nobody told
+_READING: ContextVar[Trust | None] = ContextVar("harmony_game_trust", default=None)
+
+
 def trusting(model: Model, trust: Trust | None) -> None:
     """Read ``model``'s harmony with ``trust`` (:mod:`harmony.trust`): whether a game module
-    of its folder may be loaded. A model nobody said this of honours the environment
-    (:meth:`Trust.of`)."""
+    of its folder may be loaded. A model nobody said this of honours :func:`reading_as`,
+    else the environment (:meth:`Trust.of`)."""
     if trust is not None:
         model.__dict__["_trust"] = trust
 
 
+@contextmanager
+def reading_as(trust: Trust | None) -> Iterator[None]:
+    """Within the block, every model read (checked, built) is read with ``trust``."""
+    token = _READING.set(trust)
+    try:
+        yield
+    finally:
+        _READING.reset(token)
+
+
 def _trust(model: Model) -> Trust:
-    return model.__dict__.get("_trust") or Trust.of()
+    return model.__dict__.get("_trust") or _READING.get() or Trust.of()
 
 
 class UntrustedGame(GameError):
@@ -272,11 +288,20 @@ def game_for(model: Model, ruleset: str | None = None) -> Game:
 
 
 def scenario_game(model: Model, sc: Scenario) -> Game:
-    """The game a scenario is played by: its first ruleset's, which plays all of them (the
-    envelope check warns at rulesets of several games); the harmony's when it names none."""
+    """The game a scenario is played by, under all its rulesets: that of the first ruleset
+    whose game plays scenarios (a game that plays none, such as a calculator's, leaves its
+    rulesets to it; the envelope check warns at rulesets of two games that play), else the
+    first's; the harmony's when it names none."""
     names = sc.data.get("rulesets") if isinstance(sc.data, dict) else None
-    first = names[0] if isinstance(names, list) and names and isinstance(names[0], str) else None
-    return game_for(model, first)
+    names = [n for n in names if isinstance(n, str)] if isinstance(names, list) else []
+    for name in names:
+        try:
+            game = game_for(model, name)
+        except GameError:
+            continue
+        if game.play is not None:
+            return game
+    return game_for(model, names[0] if names else None)
 
 
 def clause_game(model: Model, clause: Any = None) -> Game:
@@ -388,7 +413,8 @@ def _remembered(model: Model, scenario_id: str) -> ScenarioResult:
 
 def check_envelope(model: Model, sc: Scenario, report: Report) -> None:
     """What the core checks in every scenario, whatever its game: its rulesets resolve
-    (and are of one game: the game of the first plays them all), its clauses exist, and each expected ruling (a step's
+    (a warning when two of them are of games that play scenarios: :func:`scenario_game`
+    plays them all), its clauses exist, and each expected ruling (a step's
     ``expect:`` item's ``rulings:``) is for one of its rulesets and cites clauses that
     exist.
 
@@ -405,19 +431,23 @@ def check_envelope(model: Model, sc: Scenario, report: Report) -> None:
     d = sc.data
     err = lambda pos, msg, code: report.error(pos, f"scenario {sc.id}: {msg}", code)  # noqa: E731
     names = list(d.get("rulesets") or [])
-    games: dict[str, str] = {}
+    games: dict[str, str] = {}      # the games that play scenarios, by their first ruleset
     for k, name in enumerate(names):
         try:
             ruleset_for(model, name)   # resolved once per model, as the play resolves it
         except RulesetError as e:
             err(sc.pos("rulesets", k), str(e), "unresolved-ruleset")
             continue
-        games.setdefault(game_name(model, name.split("+", 1)[0]), name)
+        try:
+            if game_for(model, name).play is not None:
+                games.setdefault(game_name(model, name.split("+", 1)[0]), name)
+        except GameError:
+            pass                       # reported at the game's name
     if len(games) > 1:
         first = next(iter(games))
         report.warning(sc.pos("rulesets"), f"scenario {sc.id}: plays rulesets of several games ("
                        + ", ".join(f"{n}: {g}" for g, n in sorted(games.items())) + "); the "
-                       f"game of its first ruleset, {first}, plays them all", "scenario-game")
+                       f"first, {first}, plays them all", "scenario-game")
     for k, cid in enumerate(d.get("clauses") or []):
         if cid not in model.clauses:
             err(sc.pos("clauses", k), f"names clause '{cid}', which does not exist", "unresolved-clause")

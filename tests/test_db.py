@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from harmony.barriers import step_barrier
+from harmony.games.panzerblitz.barriers import step_barrier
 from harmony.check import check_path
-from harmony.engine import EngineError, Game
+from harmony.games.panzerblitz.engine import EngineError, Game
 from harmony.loader import load
 from harmony.model import Scenario
-from harmony.referee import Intent, OrderError, Referee, blind_scenario
+from harmony.games.panzerblitz.referee import Intent, OrderError, Referee, blind_scenario
 from harmony.ruleset import Ruleset
-from harmony.scenario import run_scenario, ruleset_for
-from harmony.steps import parse_steps
+from harmony.games.panzerblitz.scenario import run_scenario, ruleset_for
+from harmony.games.panzerblitz.steps import parse_steps
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rules_data"

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from harmony import svg
+from harmony.games.panzerblitz import svg
 from harmony.check import check_path
 from harmony.model import Scenario
 from harmony.games.panzerblitz.figures import scenario_figures, states
-from harmony.steps import parse_steps
+from harmony.games.panzerblitz.steps import parse_steps
 from editing import edit, line_of
 
 NS = {"s": "http://www.w3.org/2000/svg"}

@@ -39,7 +39,7 @@ from harmony import cli
 from harmony.check import check_path
 from harmony.fmt import fmt_path
 from harmony.loader import plain, read_text
-from harmony.scenario import ScenarioError, run_scenario
+from harmony.games.panzerblitz.scenario import ScenarioError, run_scenario
 
 from strategies import RULES, broken_folders, commented, texts_of, valid_folders
 

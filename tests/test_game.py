@@ -171,13 +171,33 @@ def test_an_untrusted_folder_loads_no_game_of_its_own(tmp_path):
     assert "untrusted-game" in out.stderr + out.stdout
 
 
-def test_a_scenario_of_several_games_is_played_by_its_first_rulesets_with_a_warning():
+def test_a_scenario_is_played_by_the_first_of_its_games_that_plays():
     from harmony.diagnostics import Report
     from harmony.model import Scenario
     model, _ = load(ROOT / "rules_data")
-    sc = Scenario(id="s", data={"rulesets": ["PB", "CP"], "steps": []})
+    sc = Scenario(id="s", data={"rulesets": ["CP", "PB"], "steps": []})
     report = Report()
+    game.check_envelope(model, sc, report)      # the calculator plays no scenario: no warning
+    assert report.diagnostics == [] and game.scenario_game(model, sc).name == "panzerblitz"
+    other = game.Game(name="other", namespace=lambda m: {}, play=lambda m, sid, rs: None)
+    model.__dict__["_games"]["other"] = other
+    model.sources["CP"].game = "other"
     game.check_envelope(model, sc, report)
     assert [(d.severity, d.code) for d in report.diagnostics] == [("warning", "scenario-game")]
-    assert "panzerblitz, plays them all" in report.diagnostics[0].message
-    assert game.scenario_game(model, sc).name == "panzerblitz"
+    assert "the first, other, plays them all" in report.diagnostics[0].message
+    assert game.scenario_game(model, sc) is other
+
+
+def test_the_code_fingerprint_of_remembered_results_covers_the_builtin_games(monkeypatch):
+    from harmony import parsecache
+    read: list[str] = []
+    real = Path.read_bytes
+
+    def reading(self):
+        read.append(self.as_posix())
+        return real(self)
+    monkeypatch.setattr(parsecache, "_CODE", [])
+    monkeypatch.setattr(Path, "read_bytes", reading)
+    parsecache.code_fingerprint()
+    assert any(p.endswith("harmony/games/panzerblitz/engine.py") for p in read)
+    assert any(p.endswith("harmony/games/combatpatrol/calculator.py") for p in read)

@@ -135,7 +135,7 @@ def test_parsed_steps_are_recalled_exactly_and_read_again_after_an_edit(harmony_
         new_process, monkeypatch):
     """A scenario's parsed steps come back from disk in a new process, equal to reading them
     now (positions included); an edit to the scenario file reads them again."""
-    from harmony import steps
+    from harmony.games.panzerblitz import steps
     first = clean_model(rules_copy)
     fresh = {sid: steps.parse_steps(sc) for sid, sc in first.scenarios.items()}
     # (repr: the positions of values are left out of their equality, not of their repr)

@@ -152,7 +152,7 @@ def python_zip(rules: str | os.PathLike) -> bytes:
     >>> from harmony.usage import default_rules_data
     >>> data = python_zip(default_rules_data())
     >>> names = zipfile.ZipFile(io.BytesIO(data)).namelist()
-    >>> all(n in names for n in ("lib/harmony/engine.py", "lib/ruamel/yaml/main.py", "lib/rpds/__init__.py",
+    >>> all(n in names for n in ("lib/harmony/game.py", "lib/ruamel/yaml/main.py", "lib/rpds/__init__.py",
     ...                          "lib/harmony/schema/harmony.schema.json", "lib/jsonschema/validators.py"))
     True
     >>> any(n.startswith("rules_data/scenarios/") for n in names), names == sorted(names)

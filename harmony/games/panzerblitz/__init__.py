@@ -1,18 +1,27 @@
 """The hex wargame of the PanzerBlitz family, as a game of :mod:`harmony.game`.
 
-Its rulebooks are played on a hex board by one rules engine whose every
-difference between rulebooks is a clause parameter: the examples see positions
-and games (:mod:`.examples`), scenarios are steps of moves, fire and questions
-(:mod:`harmony.steps`, played by :mod:`harmony.scenario`), each step is drawn
-as an SVG board (:mod:`.figures`, :mod:`harmony.svg`), and the site's ruling
-explorer sets up and decides positions in the browser (:mod:`harmony.explorer`).
+Its rulebooks (PanzerBlitz, Panzer Leader, Arab-Israeli Wars, the revised
+rules, Double-Blind) are played on a hex board by one rules engine whose every
+difference between rulebooks is a clause parameter:
+
+* the board: :mod:`.hexgrid` (geometry and labels), :mod:`.terrain` (terrain
+  types and maps), :mod:`.los` (line of sight), :mod:`.units` (units and their
+  state);
+* the rules: :mod:`.engine` (every question a game answers, each a ruling
+  naming its clauses), :mod:`.referee`, :mod:`.barriers` and :mod:`.knowledge`
+  (the double-blind referee, blocks and mines, what a side knows);
+* scenarios: :mod:`.steps` (steps read once into typed values) and
+  :mod:`.scenario` (played under each ruleset, and checked);
+* what the site shows: :mod:`.svg` and :mod:`.figures` (the diagrams of a
+  scenario page), :mod:`.explorer` (the ruling explorer's Python side, run in
+  the browser);
+* :mod:`.examples`: the names its clause examples see.
 """
 from __future__ import annotations
 
-from harmony import explorer, scenario, svg
 from harmony.game import Explorer, Game
 
-from . import examples, figures
+from . import examples, explorer, figures, scenario, svg
 
 GAME = Game(
     name="panzerblitz",

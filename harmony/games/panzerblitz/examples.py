@@ -10,13 +10,15 @@ from __future__ import annotations
 from fractions import Fraction
 from typing import Any, Callable
 
-from harmony.engine import Game
-from harmony.hexgrid import distance, label, parse_label
-from harmony.los import sight
 from harmony.ruleset import Ruleset, ruleset_for
 from harmony.rulings import Ruling
-from harmony.scenario import run_scenario
-from harmony.terrain import HexMap
+
+from .engine import Game
+from .hexgrid import distance, label, parse_label
+from .los import sight
+from .referee import blind_scenario
+from .scenario import run_scenario
+from .terrain import HexMap
 
 
 #: Stock counters for clause examples: kind, weapon class, attack, range,
@@ -98,7 +100,7 @@ def unit_data(spec: str) -> dict:
 class Position:
     """A map with units on it, to be played under any ruleset of the model.
 
-    :meth:`under` gives a fresh :class:`~harmony.engine.Game` each time, so
+    :meth:`under` gives a fresh :class:`~harmony.games.panzerblitz.engine.Game` each time, so
     one position can be asked the same question under several rulebooks.
     """
 
@@ -151,12 +153,12 @@ def namespace(model) -> dict[str, Any]:
     built from one-line unit descriptions, see :func:`unit_data`; its
     ``under(ruleset)`` is a game), ``board(ruleset, *units, ...)`` (the same,
     straight to a game), ``move(game, unit, "D3 C3", mode=, overrun=)`` (a
-    whole move; returns the :class:`~harmony.engine.Entry` of the last hex),
+    whole move; returns the :class:`~harmony.games.panzerblitz.engine.Entry` of the last hex),
     ``setup(scenario_id, ruleset)`` (a
-    :class:`~harmony.engine.Game` at the scenario's start),
+    :class:`~harmony.games.panzerblitz.engine.Game` at the scenario's start),
     ``game(ruleset, map, units, side, phase)``, ``run_scenario``, ``Game``,
     ``Ruleset``, ``Fraction``, ``parse_label``, ``label``, ``distance``,
-    ``sight`` and ``HexMap``.
+    ``sight``, ``HexMap`` and ``blind_scenario`` (a printed scenario made double-blind).
 
     >>> from harmony.loader import load
     >>> from harmony.usage import default_rules_data
@@ -197,13 +199,14 @@ def namespace(model) -> dict[str, Any]:
             "position": position, "board": board, "move": move,
             "run_scenario": lambda sid: run_scenario(model, sid), "Game": Game,
             "Ruleset": Ruleset, "Fraction": Fraction, "parse_label": parse_label, "label": label,
-            "distance": distance, "sight": sight, "HexMap": HexMap}
+            "distance": distance, "sight": sight, "HexMap": HexMap,
+            "blind_scenario": blind_scenario}
 
 
 # ---------------------------------------------------------------- coverage
 
 def rulings_in(value: Any) -> tuple | None:
-    """The rulings a value of the engine holds (an :class:`~harmony.engine.Entry` of a
+    """The rulings a value of the engine holds (an :class:`~harmony.games.panzerblitz.engine.Entry` of a
     move: its spotting, opportunity fire and interdiction), None for any other value."""
     if type(value).__name__ == "Entry":
         return tuple(getattr(value, name, None) for name in ("spotted", "opfire", "interdiction"))
@@ -212,7 +215,7 @@ def rulings_in(value: Any) -> tuple | None:
 
 class _Played:
     """A game of an example, passing every call through and recording the rulings returned
-    (and the refusals, :class:`~harmony.engine.EngineError`, by the clause they name)."""
+    (and the refusals, :class:`~harmony.games.panzerblitz.engine.EngineError`, by the clause they name)."""
 
     def __init__(self, game, note: Callable[[str, Any], None]):
         object.__setattr__(self, "_game", game)

@@ -10,7 +10,7 @@ position: the answer is ``{"error": {"message": ..., "path": "units[2].at"}}``.
 answer about its last step (:func:`questions`), writes the whole as a
 scenario file, reads it back with the project's one loader and schema, checks
 it as ``harmony check`` does (:func:`harmony.game.check_scenario`) and
-plays it with :func:`harmony.scenario.run_scenario`, exactly as pytest plays a
+plays it with :func:`harmony.games.panzerblitz.scenario.run_scenario`, exactly as pytest plays a
 shipped scenario: every answer is the engine's own
 :class:`~harmony.rulings.Ruling`, with the clauses that decided it.
 :meth:`Explorer.scenario_yaml` writes the same scenario with the engine's
@@ -38,18 +38,18 @@ from . import units as units_mod
 from jsonschema import Draft202012Validator
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from .diagnostics import Diagnostic, Pos, Report
-from .fmt import FormatError, formatted
-from .game import check_scenario
-from .loader import Document, load, new_yaml, read_text
-from .model import Model, Scenario
-from .ruleset import options_of
-from .rulings import ruling_word
+from harmony.diagnostics import Diagnostic, Pos, Report
+from harmony.fmt import FormatError, formatted
+from harmony.game import check_scenario
+from harmony.loader import Document, load, new_yaml, read_text
+from harmony.model import Model, Scenario
+from harmony.ruleset import options_of
+from harmony.rulings import ruling_word
 from .scenario import run_scenario
-from .schema import resolve, schema, validate_items
+from harmony.schema import resolve, schema, validate_items
 from .steps import MODES, RESULTS, steps_of
 from .terrain import STANDARD_TYPES
-from .yamltree import Marks, PosMap, PosSeq
+from harmony.yamltree import Marks, PosMap, PosSeq
 
 #: the keys of a scenario that describe it rather than set up the position
 META = ("id", "title", "summary", "isolates", "cite", "clauses")
@@ -65,7 +65,7 @@ SUMMARY = ("Set up in the ruling explorer; its expectations are the engine's rul
 _PLACEHOLDER_STEP = {"end": "phase"}
 _UNASKED = {"spotted": False, "can-fire": False, "opfire": [], "interdiction": [],
             "markers": [], "dispersal": "none"}
-#: what a unit's optional fields mean when left out (as harmony.units.Unit.from_data reads them)
+#: what a unit's optional fields mean when left out (as harmony.games.panzerblitz.units.Unit.from_data reads them)
 UNIT_DEFAULTS = {"face": "up", "dispersal": "none", "markers": [], "registration": [],
                  "overrun": False}
 

@@ -2,7 +2,7 @@
 
 The format is described in ``site/scenarios.rst`` and, exactly, by the
 ``scenario`` definition of the JSON Schema. The steps are read once, into the
-typed values of :mod:`harmony.steps`; this module plays them.
+typed values of :mod:`harmony.games.panzerblitz.steps`; this module plays them.
 :func:`run_scenario` plays a scenario of a loaded model under every ruleset it
 names and returns a :class:`ScenarioResult`: one :class:`RulingRow` per
 expected ruling (with the engine's answer, its reasons and where the
@@ -20,7 +20,7 @@ Public API (kept stable for the site and diff tools):
 * ``check_scenario(model, scenario, report)`` (what ``harmony check`` finds in one)
 * ``RulingRow``: ``step``, ``question``, ``ruleset``, ``expected``,
   ``actual``, ``expected_reasons``, ``reasons``, ``ok``, ``pos``, ``detail``,
-  ``ask`` (the :class:`harmony.steps.Ask`)
+  ``ask`` (the :class:`harmony.games.panzerblitz.steps.Ask`)
 
 A step snapshot is plain data::
 
@@ -36,16 +36,16 @@ the position of the value at fault (the hex of the path, the unit ...).
 """
 from __future__ import annotations
 
-from .diagnostics import Diagnostic, Pos, Report
+from harmony.diagnostics import Diagnostic, Pos, Report
 from .engine import EngineError, Game
-from .game import RulingRow, ScenarioResult
+from harmony.game import RulingRow, ScenarioResult
 from .hexgrid import Hex, adjacent
 from .los import has_los
-from .model import Model, Scenario
+from harmony.model import Model, Scenario
 from .barriers import rule_on
 from .referee import Intent, OrderError, Referee
-from .ruleset import RulesetError, ruleset_for
-from .rulings import Ruling, Why
+from harmony.ruleset import RulesetError, ruleset_for
+from harmony.rulings import Ruling, Why
 from .steps import (Ask, CanFire, Dispersal, End, Expectation, Face, Fire, Interdiction, Los,
                     Markers, Move, OpFire, Orders, ParsedSteps, Spotted, Step, Stop, Unloaded,
                     View, Where, Word, steps_of)
