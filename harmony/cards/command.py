@@ -48,7 +48,8 @@ def cards_args(p) -> None:
                    "flipped on the long edge")
     p.add_argument("--site-url", metavar="URL",
                    help=f"base of the site, so each card links to its rule in full (default: "
-                   f"${SITE_URL_ENV}; without either the links are relative to the site root)")
+                   f"${SITE_URL_ENV}, else the url: of the harmony's harmony: metadata; without any "
+                   "the links are relative to the site root)")
     p.add_argument("--out", default=DEFAULT_OUT, metavar="FILE",
                    help=f"the PDF to write (default {DEFAULT_OUT})")
     p.add_argument("--png", metavar="DIR", help="also write one PNG per card (trim plus bleed) "
@@ -195,6 +196,8 @@ def run_cards(args) -> int:
         unknown = [k for k in rules if k not in model.sources]
         if unknown:
             raise UsageError(f"unknown ruleset {', '.join(unknown)} (known: {', '.join(model.sources)})")
+    if site_url is None:        # the address the harmony says its site is published at
+        site_url = model.identity.url
     start = time.perf_counter()
     try:
         html, cards, fonts = pdf_html(model, rules, args.size, paper=args.paper, bleed=bleed,

@@ -123,7 +123,7 @@ def write_pdf_if_changed(pdf: dict, out: Path, cache: Path) -> bool:
 
 def sphinx_warnings(text: str, staged: Path, site_dir: Path) -> list[str]:
     """Sphinx's warnings, one per entry, with staged copies of hand-written pages named by
-    their real path (``site/authoring.rst:95: WARNING: ...``)."""
+    their real path (``rules_data/pages/authoring.rst:95: WARNING: ...``)."""
     entries: list[str] = []
     for line in text.splitlines():
         if not line.strip():
@@ -275,7 +275,7 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
             shutil.rmtree(cache / sub, ignore_errors=True)
     extras = generate.extra_pages(model)
     files = generate.pages(model, site_dir, extras, trust)
-    staged = generate.stage(files, cache / "src", site_dir)
+    staged = generate.stage(files, cache / "src", site_dir, model)
     _touch_changed(cache / "src", cache / "src-hashes.json")
     generated = time.perf_counter()
     nocolor()
@@ -284,7 +284,7 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
     mark.write_text("a build started and did not finish\n", encoding="utf-8")
     with patch_docutils(site_dir), docutils_namespace(), _default_collection():
         app = Sphinx(str(cache / "src"), str(site_dir), str(html), str(cache / "doctrees"), "html",
-                     confoverrides={}, status=status, warning=warnings, freshenv=False,
+                     confoverrides=generate.conf_overrides(model), status=status, warning=warnings, freshenv=False,
                      keep_going=True)
         app.connect("html-page-context", lambda _a, pagename, *_r: result.written.append(pagename))
         app.connect("env-before-read-docs", lambda _a, _e, docnames: result.read.extend(sorted(docnames)))
