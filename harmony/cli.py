@@ -17,7 +17,7 @@ import traceback
 
 from typing import Callable, NamedTuple
 
-from . import __version__, init
+from . import __version__, accept, init
 from .cards import command as cards_command
 from .diff import command as diff_command
 from .site import command as site_command
@@ -108,6 +108,8 @@ COMMANDS: tuple[Command, ...] = (
             cards_command.cards_args, cards_command.run_cards),
     Command("diff", "what changed in rules_data between two revisions: text, parameters, rulings",
             diff_command.diff_args, diff_command.run_diff),
+    Command("accept", "rewrite the expected rulings of scenarios that now play otherwise, "
+            "saying each change", accept.accept_args, accept.run_accept),
     Command("init", "start a new harmony in a new folder: a minimal rules_data that passes "
             "every check", init.init_args, init.run_init),
 )
