@@ -31,8 +31,10 @@ def _path_arg(p: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------ check
 def check_args(p):
     _path_arg(p)
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="text (path:line:col: severity: message [code]) or json")
+    p.add_argument("--format", choices=("text", "json", "github"), default="text",
+                   help="text (path:line:col: severity: message [code]), json, or github "
+                   "(GitHub Actions annotations, ::error file=...,line=...,col=...::message, "
+                   "shown on the lines of a pull request)")
     p.add_argument("--coverage", action="store_true",
                    help="also report, per ruleset, which example or scenario question "
                         "exercises each rule cell, and warn at each cell nothing exercises")
@@ -53,6 +55,11 @@ def run_check(args) -> int:
         if cov is not None:
             out["coverage"] = cov.as_data()
         sys.stdout.write(json.dumps(out, indent=2, sort_keys=True) + "\n")
+    elif args.format == "github":
+        from .annotations import to_github
+        if cov is not None:
+            sys.stdout.write(cov.to_text())
+        sys.stdout.write(to_github(report))
     else:
         if cov is not None:
             sys.stdout.write(cov.to_text())

@@ -108,7 +108,8 @@ def test_the_wheel_holds_the_code_templates_site_sources_schema_and_starter(whee
                    if p.is_file() and "__pycache__" not in p.parts}
         assert shipped and {f"{packaged}/{rel}" for rel in shipped} <= names, folder
     assert "harmony/schema/harmony.schema.json" in names
-    starter = {p.relative_to(ROOT).as_posix() for p in (ROOT / "harmony" / "starter").rglob("*.yaml")}
+    starter = {p.relative_to(ROOT).as_posix() for p in (ROOT / "harmony" / "starter").rglob("*.y*ml")}
+    assert "harmony/starter/.github/workflows/harmony.yml" in starter      # the CI workflow
     assert starter and starter <= names
     assert not {n for n in names if n.startswith(("tests/", "rules_data/", "templates/", "site/"))}
 
