@@ -125,6 +125,11 @@ def test_only_the_scenarios_named(changed, capsys):
     assert [k for k in before if before[k] != after[k]] == ["scenarios/rev-figure-1.yaml"]
     assert main(["accept", str(changed), "--scenario", "no-such"]) == 2
     assert "unknown scenario no-such" in capsys.readouterr().err
+    one = changed / "scenarios" / "rev-opportunity-spotted.yaml"      # one file of the folder
+    assert main(["accept", str(one)]) == 0
+    assert capsys.readouterr().out.endswith("accepted 4 ruling(s) in 1 file(s)\n")
+    again = snapshot(changed)
+    assert [k for k in after if after[k] != again[k]] == ["scenarios/rev-opportunity-spotted.yaml"]
 
 
 def test_a_folder_with_errors_is_refused_and_left_alone(changed, capsys):

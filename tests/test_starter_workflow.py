@@ -82,3 +82,18 @@ def test_its_check_pytest_and_build_steps_pass_on_the_starter(workflow, started,
     assert sorted(p.name for p in started.iterdir()) == [
         ".github", "glossary.yaml", "parameters.yaml", "scenarios", "sources.yaml",
         "spotting.yaml", "topics.yaml"]                               # nothing written in it
+
+
+def test_files_and_folders_named_with_a_dot_are_never_rules(started, tmp_path):
+    import shutil
+    rules = tmp_path / "rules"
+    shutil.copytree(started, rules)
+    (rules / ".venv" / "lib").mkdir(parents=True)
+    (rules / ".venv" / "lib" / "broken.yaml").write_text("clauses: [\n", "utf-8")
+    (rules / ".pre-commit-config.yaml").write_text("repos: []\n", "utf-8")
+    from harmony.check import check_path
+    _, report = check_path(rules)
+    assert not report.diagnostics and report.files == 6
+    (rules / "visible.yaml").write_text("clauses: [\n", "utf-8")       # the same, not hidden
+    _, report = check_path(rules)
+    assert report.errors and report.files == 7
