@@ -20,6 +20,7 @@ import threading
 from pathlib import Path
 
 from . import generate
+from ..trust import Trust
 from .build import BuildError, build_site
 
 
@@ -134,9 +135,9 @@ class _Server(http.server.ThreadingHTTPServer):
 
 
 def rebuild(rules: Path, out: Path, out_stream=sys.stdout, err=sys.stderr,
-            state: BuildState | None = None) -> bool:
+            state: BuildState | None = None, trust: Trust | None = None) -> bool:
     try:
-        res = build_site(rules, out)
+        res = build_site(rules, out, trust=trust)
     except BuildError as e:
         problems = [str(d) for d in e.report.sorted()] if e.report is not None else []
         for d in problems:
@@ -154,15 +155,15 @@ def rebuild(rules: Path, out: Path, out_stream=sys.stdout, err=sys.stderr,
 
 
 def serve(rules: Path, out: Path, port: int = 8000, interval: float = 0.5,
-          stop: threading.Event | None = None) -> int:
+          stop: threading.Event | None = None, trust: Trust | None = None) -> int:
     """Build, serve ``out`` on 127.0.0.1:``port`` and rebuild on change until ``stop`` is set
-    (or Ctrl-C)."""
+    (or Ctrl-C); ``trust``: whether the clause examples may run (:mod:`harmony.trust`)."""
     stop = stop or threading.Event()
     # Taken before the first build, so an edit made while it runs (or just
     # after) is seen as a change and rebuilt, never missed.
     seen = fingerprint(rules)
     state = BuildState()
-    if not rebuild(rules, out, state=state) and not (out / "index.html").is_file():
+    if not rebuild(rules, out, state=state, trust=trust) and not (out / "index.html").is_file():
         return 1
     handler = type("Handler", (_Handler,), {"state": state})
     server = _Server(("127.0.0.1", port), functools.partial(handler, directory=str(out)))
@@ -174,7 +175,7 @@ def serve(rules: Path, out: Path, port: int = 8000, interval: float = 0.5,
             now = fingerprint(rules)
             if now != seen:
                 seen = now
-                rebuild(rules, out, state=state)
+                rebuild(rules, out, state=state, trust=trust)
     except KeyboardInterrupt:
         pass
     finally:
