@@ -226,8 +226,9 @@ def rewritten(path: str, file_changes: list[Change]) -> str:
 def accept_args(p) -> None:
     p.add_argument("path", nargs="?", help="a rules_data folder, or one scenario file of it "
                    "(default: the shipped rules_data)")
-    p.add_argument("--scenario", action="append", metavar="ID",
-                   help="accept the rulings of this scenario only (repeat for more)")
+    p.add_argument("--scenario", action="append", metavar="ID[,ID...]",
+                   help="accept the rulings of these scenarios only: repeat the option or "
+                   "separate ids with commas")
     p.add_argument("--dry-run", action="store_true",
                    help="say what would change and write nothing")
 
@@ -249,13 +250,14 @@ def run_accept(args) -> int:
         mine = os.path.realpath(rules.only)
         ids = [s for s in ids if os.path.realpath(model.scenarios[s].file) == mine]
     if args.scenario:
-        unknown = [s for s in args.scenario if s not in model.scenarios]
-        if unknown:
-            raise UsageError(f"unknown scenario {', '.join(unknown)} (scenarios: "
-                             f"{', '.join(sorted(model.scenarios)) or 'none'})")
-        ids = [s for s in ids if s in args.scenario]
+        named = [s.strip() for v in args.scenario for s in v.split(",") if s.strip()]
+        unknown = [s for s in named if s not in model.scenarios]
+        if unknown or not named:
+            raise UsageError(f"unknown scenario {', '.join(unknown) or repr(args.scenario[0])} "
+                             f"(scenarios: {', '.join(sorted(model.scenarios)) or 'none'})")
+        ids = [s for s in ids if s in named]
         if not ids:
-            raise UsageError(f"scenario {', '.join(args.scenario)} is not in {rules.given}")
+            raise UsageError(f"scenario {', '.join(named)} is not in {rules.given}")
     found, unanswered = changes(model, ids)
     by_file: dict[str, list[Change]] = {}
     for c in found:

@@ -125,6 +125,9 @@ def test_only_the_scenarios_named(changed, capsys):
     assert [k for k in before if before[k] != after[k]] == ["scenarios/rev-figure-1.yaml"]
     assert main(["accept", str(changed), "--scenario", "no-such"]) == 2
     assert "unknown scenario no-such" in capsys.readouterr().err
+    assert main(["accept", str(changed), "--dry-run", "--scenario", "rev-figure-1,pb-truck-spotting",
+                 "--scenario", "aiw-moving-in-woods"]) == 0     # accepted or unchanged
+    assert capsys.readouterr().out == "nothing to accept: the 3 scenario(s) play as they expect\n"
     one = changed / "scenarios" / "rev-opportunity-spotted.yaml"      # one file of the folder
     assert main(["accept", str(one)]) == 0
     assert capsys.readouterr().out.endswith("accepted 4 ruling(s) in 1 file(s)\n")
