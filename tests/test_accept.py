@@ -175,3 +175,22 @@ def test_diff_pytest_and_accept_number_a_step_alike(changed, capsys):
     assert f": step 12, REV: {question}" in row.explain().split("\n")[0]
     assert main(["accept", str(changed), "--dry-run"]) == 0
     assert f"~ rev-figure-2 step 12, REV: {question}\n" in capsys.readouterr().out
+
+
+def test_a_ruling_written_as_a_block_mapping_keeps_its_note_and_comment(changed, capsys):
+    sc = changed / "scenarios" / "rev-figure-1.yaml"
+    text = sc.read_text("utf-8")
+    i = text.index("REV: {value: [opportunity-spotted], because: [spotting.limitation,")
+    end = text.index("]}", i) + 2
+    pad = " " * 14
+    sc.write_text(text[:i] + f"REV:\n{pad}value: [opportunity-spotted]\n{pad}because: "
+                  f"[spotting.limitation, spotting.recording, spotting.spotted]\n{pad}note: The "
+                  "battery keeps its marker.  # why" + text[end:], "utf-8")
+    before = sc.read_text("utf-8")
+    assert main(["accept", str(changed), "--scenario", "rev-figure-1"]) == 0
+    capsys.readouterr()
+    old, new = changed_lines(before, sc.read_text("utf-8"))
+    assert old == [f"{pad}value: [opportunity-spotted]",
+                   f"{pad}because: [spotting.limitation, spotting.recording, spotting.spotted]"]
+    assert new == [f"{pad}value: []", f"{pad}because: []"]
+    assert f"{pad}note: The battery keeps its marker.  # why\n" in sc.read_text("utf-8")
