@@ -174,3 +174,14 @@ def test_harmony_from_the_wheel_starts_a_harmony_that_checks_and_runs_under_pyte
     res = sh(env["python"], "-m", "pytest", "-q", "-p", "no:cacheprovider", "--harmony-rules",
              "fresh", cwd=work, env=env["env"])
     assert "3 passed" in res.stdout
+
+
+def test_a_plain_pytest_runs_a_harmony_from_the_wheel_by_path_or_from_inside(env):
+    work = env["work"] / "plain"
+    work.mkdir()
+    sh(env["bin"] / "harmony", "init", "myrules", cwd=work, env=env["env"])
+    assert (work / "myrules" / ".github" / "workflows" / "harmony.yml").is_file()
+    for args, cwd in ((("myrules",), work), ((), work / "myrules")):
+        res = sh(env["python"], "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, cwd=cwd,
+                 env=env["env"])
+        assert "3 passed" in res.stdout, res.stdout
