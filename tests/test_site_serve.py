@@ -265,6 +265,24 @@ def test_bad_request_paths_get_an_http_error_not_a_traceback(starter, tmp_path):
         assert status_of(raw(port, huge)) == 431
         assert b"Error code: 400" in raw(port, b"\x00\x01\x02 nonsense\r\n\r\n")   # (HTTP/0.9: no head)
         assert status_of(raw(port, b"\x00\x01 / HTTP/1.0\r\n\r\n")) == 501
+        # 400 requests made of awkward pieces (NUL, bytes that are not UTF-8, escapes, dots,
+        # control characters, odd methods and versions): each is answered or closed, and the
+        # server says nothing
+        import random
+        rnd = random.Random(26)
+        pieces = [b"/", b"%", b"%00", b"%ff", b"%c0%ae", b"..", b"\x00", b"\xff", b"\r", b" ", b"?", b"#",
+                  b"a" * 300, b"index.html", b"_static/", b"%2e%2e/", b"\\", b"//", b"\t", b"\x1b[", b"~"]
+        answers = set()
+        for _ in range(400):
+            request = (rnd.choice([b"GET", b"HEAD", b"POST", b"OPTIONS", b"G\x00T", b""]) + b" "
+                       + b"".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 6)))
+                       + rnd.choice([b" HTTP/1.0", b" HTTP/1.1", b"", b" HTTP/9.9"])
+                       + rnd.choice([b"\r\n\r\n", b"\n\n", b"\r\nHost: x\r\n\r\n"]))
+            answer = raw(port, request)
+            m = re.match(rb"HTTP/1\.[01] (\d{3}) ", answer)
+            answers.add(int(m.group(1)) if m else "other")
+        assert {400, 404, 501} <= answers
+        assert answers <= {200, 301, 400, 404, 414, 501, 505, "other"}, answers
         assert "harmony-serve" in fetch(server.url)
         assert server.proc.poll() is None
     assert (tmp_path / "serve.err").read_text("utf-8") == ""
