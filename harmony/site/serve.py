@@ -197,8 +197,9 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         self.wfile.write(body)
 
 
-#: connections open at once (a request being read, waiting for a thread or being answered);
-#: with the build's own files this stays far below the usual limit of 1,024 open files
+#: connections open at once (a request being read, waiting for a thread or being answered),
+#: and at most a quarter of the files the process may open (:func:`open_limit`): the rest
+#: stays for the build and the watcher
 MAX_OPEN = 256
 #: threads answering requests: at most this many requests are answered at once
 WORKERS = 16
@@ -206,7 +207,7 @@ WORKERS = 16
 REQUEST_TIMEOUT = 5.0
 #: seconds a connection that has not sent its request yet is kept when the server is full
 #: and another connection waits (the oldest such connection is closed to make room)
-EVICT_AFTER = 0.5
+EVICT_AFTER = 0.1
 #: seconds one write of an answer may wait for the client to read
 SEND_TIMEOUT = 10.0
 #: the longest request line (414 past it) and request head (431 past it), in bytes
@@ -226,6 +227,23 @@ def _linger(sock: socket.socket, seconds: float = 1.0, most: int = 1 << 20) -> N
         if not data:
             return
         read += len(data)
+
+
+def open_limit(most: int = MAX_OPEN) -> int:
+    """How many connections to keep open at once: ``most``, or a quarter of the files this
+    process may open if that is fewer (at least 4).
+
+    >>> 4 <= open_limit() <= MAX_OPEN
+    True
+    """
+    try:
+        import resource
+        soft = resource.getrlimit(resource.RLIMIT_NOFILE)[0]
+    except (ImportError, OSError, ValueError):     # no such limit here (Windows)
+        return most
+    if soft == resource.RLIM_INFINITY or soft <= 0:
+        return most
+    return max(4, min(most, soft // 4))
 
 
 class _Conn:
@@ -296,6 +314,8 @@ class PreviewServer:
         self._threads: list[threading.Thread] = []
         self._accept_paused_until = 0.0
         self._listening = False
+        #: connections open at once, at most
+        self.max_open = open_limit()
 
     # ------------------------------------------------------------ running
     def start(self) -> None:
@@ -380,23 +400,24 @@ class PreviewServer:
     def _room(self, now: float) -> bool:
         if now < self._accept_paused_until:
             return False
-        if self.open_connections() < MAX_OPEN:
+        if self.open_connections() < self.max_open:
             return True
         return any(now - c.since >= EVICT_AFTER for c in self._reading.values())
 
     def _accept(self) -> None:
         for _ in range(64):               # a batch, then the others get their turn
             now = time.monotonic()
-            if self.open_connections() >= MAX_OPEN and not self._evict(now):
+            if self.open_connections() >= self.max_open and not self._evict(now):
                 return
             try:
                 sock, address = self.sock.accept()
             except BlockingIOError:
                 return
-            except OSError as e:           # out of open files (the build holds some): wait a bit
+            except OSError as e:           # out of open files (a lower limit, the build's own):
                 if e.errno in (errno.EMFILE, errno.ENFILE, errno.ENOBUFS, errno.ENOMEM):
-                    self._accept_paused_until = now + 0.5
-                    self._listen_when_room()
+                    if not self._evict(now):   # make room, or wait a bit
+                        self._accept_paused_until = now + 0.5
+                        self._listen_when_room()
                 return
             sock.setblocking(False)
             conn = _Conn(sock, address, now)
@@ -482,6 +503,12 @@ def rebuild(rules: Path, out: Path, out_stream=sys.stdout, err=sys.stderr,
             state: BuildState | None = None) -> bool:
     try:
         res = build_site(rules, out)
+    except OSError as e:                   # a file that could not be read or written
+        problem = f"could not rebuild: {e.strerror or e}" + (f": {e.filename}" if e.filename else "")
+        print(f"harmony serve: {problem}; still serving the last good site", file=err, flush=True)
+        if state is not None:
+            state.set([problem])
+        return False
     except BuildError as e:
         problems = [str(d) for d in e.report.sorted()] if e.report is not None else []
         for d in problems:
@@ -521,7 +548,10 @@ def serve(rules: Path, out: Path, port: int = 8000, interval: float = 0.5,
     print(f"serving http://127.0.0.1:{server.address[1]}/ (Ctrl-C stops)", flush=True)
     try:
         while not stop.wait(interval):
-            now = fingerprint(rules)
+            try:
+                now = fingerprint(rules)
+            except OSError:                # (out of open files a moment): look again soon
+                continue
             if now != seen:
                 seen = now
                 rebuild(rules, out, state=state)
