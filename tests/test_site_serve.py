@@ -325,3 +325,20 @@ def test_a_port_in_use_is_reported_before_anything_is_built(starter, tmp_path):
     assert run.stdout == ""
     assert sorted(p.name for p in tmp_path.iterdir()) == []      # no site, no cache, nothing
     assert time.monotonic() - started < 60
+
+
+def test_a_rebuild_that_cannot_write_is_one_line_and_the_last_site_stays(tmp_path, monkeypatch):
+    import errno
+    import io
+
+    from harmony.site import serve
+
+    def full(rules, out):
+        raise OSError(errno.ENOSPC, "No space left on device", str(out / "index.html"))
+    monkeypatch.setattr(serve, "build_site", full)
+    state, out, err = serve.BuildState(), io.StringIO(), io.StringIO()
+    assert serve.rebuild(tmp_path / "rules", tmp_path / "site", out, err, state) is False
+    assert out.getvalue() == ""
+    assert err.getvalue() == (f"harmony serve: could not rebuild: No space left on device: {tmp_path}/site/"
+                              "index.html; still serving the last good site\n")
+    assert "No space left on device" in state.banner()
