@@ -236,11 +236,12 @@ def test_a_flood_of_idle_connections_neither_kills_nor_blocks_the_server(starter
             assert time.monotonic() - started < 30
             assert server.proc.poll() is None
             # a connection that sends half a request line and stops is closed by the server
-            with socket.create_connection(("127.0.0.1", port), timeout=serve.REQUEST_TIMEOUT + 30) as s:
-                s.sendall(b"GET / HT")
-                t0 = time.monotonic()
-                assert s.recv(100) == b""
-                assert time.monotonic() - t0 < serve.REQUEST_TIMEOUT + 20
+            if open_files == 1024:     # (once is enough: it waits for the timeout)
+                with socket.create_connection(("127.0.0.1", port), timeout=serve.REQUEST_TIMEOUT + 30) as s:
+                    s.sendall(b"GET / HT")
+                    t0 = time.monotonic()
+                    assert s.recv(100) == b""
+                    assert time.monotonic() - t0 < serve.REQUEST_TIMEOUT + 20
         finally:
             for s in idle:
                 s.close()
