@@ -334,7 +334,7 @@ def test_a_rebuild_that_cannot_write_is_one_line_and_the_last_site_stays(tmp_pat
 
     from harmony.site import serve
 
-    def full(rules, out):
+    def full(rules, out, **options):
         raise OSError(errno.ENOSPC, "No space left on device", str(out / "index.html"))
     monkeypatch.setattr(serve, "build_site", full)
     state, out, err = serve.BuildState(), io.StringIO(), io.StringIO()

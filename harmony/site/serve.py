@@ -36,6 +36,7 @@ from pathlib import Path
 
 from ..usage import UsageError
 from . import generate
+from ..trust import Trust
 from .build import BuildError, build_site
 
 
@@ -500,9 +501,9 @@ class PreviewServer:
 
 
 def rebuild(rules: Path, out: Path, out_stream=sys.stdout, err=sys.stderr,
-            state: BuildState | None = None) -> bool:
+            state: BuildState | None = None, trust: Trust | None = None) -> bool:
     try:
-        res = build_site(rules, out)
+        res = build_site(rules, out, trust=trust)
     except OSError as e:                   # a file that could not be read or written
         problem = f"could not rebuild: {e.strerror or e}" + (f": {e.filename}" if e.filename else "")
         print(f"harmony serve: {problem}; still serving the last good site", file=err, flush=True)
@@ -526,10 +527,11 @@ def rebuild(rules: Path, out: Path, out_stream=sys.stdout, err=sys.stderr,
 
 
 def serve(rules: Path, out: Path, port: int = 8000, interval: float = 0.5,
-          stop: threading.Event | None = None) -> int:
+          stop: threading.Event | None = None, trust: Trust | None = None) -> int:
     """Build, serve ``out`` on 127.0.0.1:``port`` and rebuild on change until ``stop`` is set
-    (or Ctrl-C). The port is taken before the first build: a port in use is a
-    :class:`~harmony.usage.UsageError` and nothing is built."""
+    (or Ctrl-C); ``trust``: whether the clause examples may run (:mod:`harmony.trust`). The port
+    is taken before the first build: a port in use is a :class:`~harmony.usage.UsageError` and
+    nothing is built."""
     stop = stop or threading.Event()
     sock = listen(port)
     try:
@@ -537,7 +539,7 @@ def serve(rules: Path, out: Path, port: int = 8000, interval: float = 0.5,
         # after) is seen as a change and rebuilt, never missed.
         seen = fingerprint(rules)
         state = BuildState()
-        if not rebuild(rules, out, state=state) and not (out / "index.html").is_file():
+        if not rebuild(rules, out, state=state, trust=trust) and not (out / "index.html").is_file():
             sock.close()
             return 1
     except BaseException:
@@ -554,7 +556,7 @@ def serve(rules: Path, out: Path, port: int = 8000, interval: float = 0.5,
                 continue
             if now != seen:
                 seen = now
-                rebuild(rules, out, state=state)
+                rebuild(rules, out, state=state, trust=trust)
     except KeyboardInterrupt:
         pass
     finally:
