@@ -15,7 +15,9 @@ blocking, a fixed pool of threads answers, at most :data:`MAX_OPEN`
 connections are open at once, a silent or slow client is closed after
 :data:`REQUEST_TIMEOUT` seconds, a request line over :data:`MAX_REQUEST_LINE`
 bytes gets 414, a NUL byte in the path 400, and a browser that hangs up is
-forgotten without a word.
+forgotten without a word. (A long-lived channel, such as a live reload's
+server-sent events, would be a connection whose worker hands it on once its
+head is written, outside the pool and the timeout.)
 """
 from __future__ import annotations
 
@@ -290,7 +292,8 @@ class PreviewServer:
     """HTTP on a listening socket, bounded: one thread reads the request heads of every
     connection without blocking (a connection that sends nothing costs an open file, never a
     thread), :data:`WORKERS` threads answer them, at most :data:`MAX_OPEN` connections are
-    open at once, and a connection that has not sent its request line and headers within
+    open at once (fewer if the process may open few files: :func:`open_limit`), and a
+    connection that has not sent its request line and headers within
     :data:`REQUEST_TIMEOUT` seconds is closed. When the server is full, the oldest connection
     still silent after :data:`EVICT_AFTER` seconds is closed to let a new one in (else new ones
     wait in the system's queue): a flood of idle connections cannot shut out a browser.
@@ -354,15 +357,20 @@ class PreviewServer:
         sel.register(self._wake_r, selectors.EVENT_READ, "wake")
         try:
             while not self._stop.is_set():
-                self._listen_when_room()
-                for key, _ in sel.select(timeout=self._next_deadline()):
-                    if key.data == "wake":
-                        self._drain_wake()
-                    elif key.data == "listen":
-                        self._accept()
-                    else:
-                        self._read(key.data)
-                self._expire()
+                try:
+                    self._listen_when_room()
+                    for key, _ in sel.select(timeout=self._next_deadline()):
+                        if key.data == "wake":
+                            self._drain_wake()
+                        elif key.data == "listen":
+                            self._accept()
+                        elif key.data.sock in self._reading:
+                            self._read(key.data)
+                    self._expire()
+                except Exception as e:    # pragma: no cover - a bug of ours: one line, go on
+                    print(f"harmony serve: {type(e).__name__}: {e}", file=self.err or sys.stderr,
+                          flush=True)
+                    time.sleep(0.1)
         finally:
             sel.close()
             self._wake_r.close()
