@@ -343,3 +343,44 @@ def test_a_rebuild_that_cannot_write_is_one_line_and_the_last_site_stays(tmp_pat
     assert err.getvalue() == (f"harmony serve: could not rebuild: No space left on device: {tmp_path}/site/"
                               "index.html; still serving the last good site\n")
     assert "No space left on device" in state.banner()
+
+
+def test_a_tiny_server_under_churn_answers_every_real_request_and_says_nothing(tmp_path):
+    """In this process, a server allowed 4 connections: 300 connections that send nothing, half
+    a request line or a whole request, opened and closed in a jumble, with a real request after
+    every tenth; every real request is answered, and the server writes no line."""
+    import io
+    import random
+
+    from harmony.site import serve
+    (tmp_path / "index.html").write_text("<html><body>home</body></html>", "utf-8")
+    err = io.StringIO()
+    server = serve.PreviewServer(serve.listen(0), tmp_path, serve.BuildState(), err=err)
+    server.max_open = 4
+    server.start()
+    port = server.address[1]
+    rnd = random.Random(8)
+    opened: list[socket.socket] = []
+    answered = 0
+    try:
+        deadline = time.monotonic() + 120
+        for k in range(300):
+            assert time.monotonic() < deadline
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setblocking(False)
+            s.connect_ex(("127.0.0.1", port))
+            opened.append(s)
+            with contextlib.suppress(OSError):
+                s.send(rnd.choice([b"", b"GET / HT", b"GET / HTTP/1.0\r\n\r\n"]))
+            if rnd.random() < 0.3:
+                opened.pop(rnd.randrange(len(opened))).close()
+            if k % 10 == 9:
+                assert status_of(raw(port, b"GET / HTTP/1.0\r\n\r\n", timeout=30)) == 200
+                answered += 1
+                assert server.open_connections() <= 4
+    finally:
+        for s in opened:
+            s.close()
+        server.stop()
+    assert answered == 30
+    assert err.getvalue() == ""
