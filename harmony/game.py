@@ -133,11 +133,13 @@ class ScenarioResult:
 @dataclass(frozen=True)
 class Explorer:
     """What the site's ruling explorer needs of a game: a link (relative to the site's
-    top) that opens one of its scenarios in the explorer, and the drawing style the
-    explorer's page draws boards with, as JSON data."""
+    top) that opens one of its scenarios in the explorer, the drawing style the
+    explorer's page draws boards with, and the limits its page checks in a shared
+    position before reading it (all as JSON data)."""
 
     link_of: Callable[[Model, str], str]
     style: Callable[[], dict]
+    limits: Callable[[], dict] | None = None
 
 
 @dataclass(frozen=True)

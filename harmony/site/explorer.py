@@ -205,6 +205,20 @@ def drawing_style(model: Model) -> dict:
     return explorer.style() if explorer is not None else {}
 
 
+def limits(model: Model) -> dict:
+    """The limits a position from a link must keep, which the page checks in the link's raw
+    text before it parses or draws anything (:attr:`harmony.game.Explorer.limits` of the
+    harmony's game).
+
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> sorted(limits(load(default_rules_data())[0]))
+    ['columns', 'link', 'nesting', 'rows', 'steps', 'units']
+    """
+    explorer = game.game_for(model).explorer
+    return explorer.limits() if explorer is not None and explorer.limits is not None else {}
+
+
 def _script(assignments: dict[str, object]) -> bytes:
     """A classic script setting globals to JSON values, one per line, in a fixed order."""
     lines = ["/* written by harmony build (harmony/site/explorer.py); do not edit */"]
@@ -304,7 +318,7 @@ def bundle_files(pyodide: Path, model: Model, rules: str | os.PathLike,
         "harmony.js": _script({
             "__harmonyExplorerBundle": {"zip": _b64gz(python_zip(rules)), "home": HOME,
                                         "links": clause_links(model), "pyodide": version,
-                                        "style": drawing_style(model)}}),
+                                        "style": drawing_style(model), "limits": limits(model)}}),
     }
 
 

@@ -29,7 +29,7 @@ GAME = Game(
     play=scenario.run_scenario,
     check_scenario=scenario.check_scenario,
     draw=figures.draw,
-    explorer=Explorer(link_of=explorer.link_of, style=svg.style),
+    explorer=Explorer(link_of=explorer.link_of, style=svg.style, limits=explorer.limits),
     record=examples.record,
     rulings_in=examples.rulings_in,
 )
