@@ -26,7 +26,7 @@ from .usage import UsageError, rules_arg
 
 def _path_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", help="a rules_data folder or one YAML file "
-                   "(default: the shipped rules_data)")
+                   "(default: the harmony in the current folder, else ./rules_data)")
 
 
 # ------------------------------------------------------------------ check

@@ -25,7 +25,7 @@ DEFAULT_DPI = 300.0
 
 def cards_args(p) -> None:
     p.add_argument("path", nargs="?", help="a rules_data folder or one YAML file "
-                   "(default: the shipped rules_data)")
+                   "(default: the harmony in the current folder, else ./rules_data)")
     p.add_argument("--rules", action="append", metavar="KEY[,KEY...]",
                    help="the rulesets to print, a set each, in this order; repeat the option "
                    "or separate keys with commas, e.g. --rules PB,PL "

@@ -95,6 +95,7 @@ def scenario_view(model: Model, sid: str) -> dict:
             "rulesets": rulesets, "steps": drawn.get("steps", []), "names": drawn.get("names", {})}
     view["figures"] = drawn.get("figures", [])
     view["referee_boards"] = bool(drawn.get("referee_boards"))
+    view["legend"] = drawn.get("legend")   # how to read its figures (the hex game's by default)
     view["matrix"] = outcome_matrix(model, result)
     # the explorer page is at the site's root: relative to this page
     view["explorer"] = ("../" * doc.count("/") + played_by.explorer.link_of(model, sid)
