@@ -205,7 +205,8 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None,
     comparisons = [comparison_view(model, c) for _, c in sorted(model.comparisons.items())]
     for t in topics:    # a topic page links to each comparison quoting one of its rows
         t["comparisons"] = quoting(comparisons, {r["id"] for r in t["rows"]})
-    hand = sorted(name[:-4] for name in hand_pages(model, site_dir) if name != "index.rst")
+    own = hand_pages(model, site_dir)
+    hand = sorted({name[:-4] for name in own if name != "index.rst"} | {"sources"})
     bases = sorted({base.title for k in views.revisions(model)
                     if (base := model.sources.get(model.sources[k].base or "")) is not None})
     ctx = {"topics": topics, "revisions": revisions, "scenarios": scenarios, "sources": sources,
@@ -213,8 +214,9 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None,
            "changes": [name[:-4] for name in changes], "harmony": identity_view(model),
            "bases": bases}
     out.update(changes)
-    if "index.rst" not in hand_pages(model, site_dir):
-        out["index.rst"] = env.get_template("index.rst.j2").render(**ctx)
+    for name in ("index", "sources"):       # the harmony's own, else the generator's
+        if f"{name}.rst" not in own:
+            out[f"{name}.rst"] = env.get_template(f"{name}.rst.j2").render(**ctx)
     for t in topics:
         out[f"{t['doc']}.rst"] = env.get_template("topic.rst.j2").render(topic=t, **ctx)
     for r in revisions:
@@ -293,6 +295,9 @@ def digest(data: bytes) -> str:
 # ------------------------------------------------------------------ identity
 #: The folder of a rules folder that holds the harmony's own hand-written pages.
 PAGES = "pages"
+#: The generator's pages of the hex wargame's explorer and scenario format, staged only
+#: for a harmony whose game offers the explorer.
+EXPLORER_PAGES = ("explorer.rst", "scenarios.rst")
 
 
 def identity_view(model: Model) -> dict:
@@ -340,7 +345,7 @@ def pages_folder(model: Model) -> Path | None:
 
 def hand_pages(model: Model, site_dir: Path = SITE) -> dict[str, Path]:
     """The hand-written pages a site stages, by file name: the generator's ``site/*.rst``
-    (the explorer's page only when the harmony's game offers an explorer), then the
+    (:data:`EXPLORER_PAGES` only when the harmony's game offers an explorer), then the
     harmony's own ``pages/*.rst``, a page of which replaces the generator's of that name
     (a harmony without ``pages/index.rst`` gets the front page of ``index.rst.j2``)."""
     out: dict[str, Path] = {}
@@ -349,7 +354,7 @@ def hand_pages(model: Model, site_dir: Path = SITE) -> dict[str, Path]:
     except game.GameError:
         explores = False
     for p in sorted(site_dir.glob("*.rst")):
-        if p.name != "explorer.rst" or explores:
+        if p.name not in EXPLORER_PAGES or explores:
             out[p.name] = p
     own = pages_folder(model)
     for p in sorted(own.glob("*.rst")) if own is not None else []:

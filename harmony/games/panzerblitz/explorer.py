@@ -1,7 +1,7 @@
 """The ruling explorer's Python side: a position in, every ruleset's rulings out, as JSON.
 
 A *position* is a scenario body: the mapping under ``scenario:`` of a
-scenario file (``rules_data/pages/scenarios.rst``) without its id, title and summary, with
+scenario file (``site/scenarios.rst``) without its id, title and summary, with
 or without ``expect``. The explorer page runs this module in the browser
 (Pyodide) and talks to it in JSON text only; nothing here raises on a bad
 position: the answer is ``{"error": {"message": ..., "path": "units[2].at"}}``.

@@ -1,6 +1,6 @@
 """Scenarios: play a scenario file under each of its rulesets and compare rulings.
 
-The format is described in ``rules_data/pages/scenarios.rst`` and, exactly, by the
+The format is described in ``site/scenarios.rst`` and, exactly, by the
 ``scenario`` definition of the JSON Schema. The steps are read once, into the
 typed values of :mod:`harmony.games.panzerblitz.steps`; this module plays them.
 :func:`run_scenario` plays a scenario of a loaded model under every ruleset it

@@ -1,6 +1,6 @@
 """Scenario steps as typed values, read once from a scenario, every value with its position.
 
-The ``steps`` of a scenario (``rules_data/pages/scenarios.rst``) are read here and only
+The ``steps`` of a scenario (``site/scenarios.rst``) are read here and only
 here. A :class:`Step` holds at most one action (a :class:`Move`, a
 :class:`Fire` or an :class:`End`) and its :class:`Expectation` s; an
 expectation holds one :class:`Ask` (one class per kind of question) and the
@@ -167,7 +167,7 @@ class Order:
 @dataclass(frozen=True, kw_only=True)
 class Orders:
     """The moves a player makes blind, in the order made; a referee replays them
-    against the true board (``rules_data/pages/scenarios.rst``)."""
+    against the true board (``site/scenarios.rst``)."""
 
     kind: ClassVar[str] = "orders"
     orders: tuple[Order, ...]
