@@ -274,6 +274,23 @@ def _default_collection() -> Iterator[None]:
         gc.set_threshold(*was)
 
 
+def _drop_empty_search_terms(app) -> list:
+    """``html-collect-pages`` (run before the search index is written): Sphinx keeps, from
+    build to build, every word it ever indexed, with the pages that hold it; a word no page
+    holds any more stays with no page, and the index of an incremental build differs from
+    a clean one's. The words of no page are dropped, so the two are the same bytes."""
+    indexer = getattr(app.builder, "indexer", None)
+    if indexer is None:
+        return []
+    indexer.prune(app.env.all_docs)
+    for name in ("_mapping", "_title_mapping"):
+        mapping = getattr(indexer, name, None)
+        if isinstance(mapping, dict):
+            for word in [w for w, pages in mapping.items() if not pages]:
+                del mapping[word]
+    return []
+
+
 #: Sphinx's warning for a page it could not write (it goes on with the next page)
 _WRITE_FAILED = re.compile(r"error writing file (.+?): \[Errno (\d+)\]")
 
@@ -342,6 +359,7 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
                      keep_going=True)
         app.connect("html-page-context", lambda _a, pagename, *_r: result.written.append(pagename))
         app.connect("env-before-read-docs", lambda _a, _e, docnames: result.read.extend(sorted(docnames)))
+        app.connect("html-collect-pages", _drop_empty_search_terms)
         app.build(force_all=False)
     built = time.perf_counter()
     _no_space_in(warnings.getvalue())
