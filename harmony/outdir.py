@@ -41,6 +41,7 @@ from __future__ import annotations
 import errno
 import os
 import re
+import shutil
 import struct
 import zlib
 from collections.abc import Iterator
@@ -122,22 +123,19 @@ def protected(path: str | os.PathLike, rules: str | os.PathLike | None = None) -
         return ("it is your home folder" if p == home else f"it contains your home folder {home}")
     if os.path.lexists(p / ".git"):
         return "it is a git checkout (it holds .git)"
-    if rules is not None:
-        r = real(rules)
-        if r.is_file():
-            r = r.parent
+    r = real(rules) if rules is not None else None
+    if r is not None and r.is_file():
+        r = r.parent
+    from .resources import checkout_root
+    tops = {_git_top(real(".")), checkout_root(), _git_top(r) if r is not None else None}
+    for top in sorted(t for t in tops if t is not None):
+        if _within(top, p):
+            return f"it contains the git checkout {top}"
+    if r is not None:
         if _within(r, p):
             return ("it is the rules folder" if p == r else f"it contains the rules folder {r}")
         if _within(p, r):
             return f"it is inside the rules folder {r}"
-        tops = {_git_top(r)}
-    else:
-        tops = set()
-    from .resources import checkout_root
-    tops |= {_git_top(real(".")), checkout_root()}
-    for top in sorted(t for t in tops if t is not None):
-        if _within(top, p):
-            return f"it contains the git checkout {top}"
     return None
 
 
@@ -365,12 +363,21 @@ def no_space(error: BaseException | None) -> OSError | None:
     >>> e = RuntimeError("wrapped"); e.__cause__ = OSError(errno.ENOSPC, "No space left")
     >>> no_space(e).errno == errno.ENOSPC, no_space(ValueError()) is None
     (True, True)
+    >>> no_space(shutil.Error([("a", "b/a", "[Errno 28] No space left on device")])).filename
+    'b/a'
+
     """
     seen = set()
     while error is not None and id(error) not in seen:
         seen.add(id(error))
         if isinstance(error, OSError) and error.errno in (errno.ENOSPC, errno.EDQUOT):
             return error
+        if isinstance(error, shutil.Error) and error.args and isinstance(error.args[0], list):
+            # copytree gathers the error of every file it could not copy, as text
+            for item in error.args[0]:
+                if isinstance(item, tuple) and len(item) == 3 and \
+                        any(f"[Errno {n}]" in str(item[2]) for n in (errno.ENOSPC, errno.EDQUOT)):
+                    return OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(item[1]))
         error = error.__cause__ or error.__context__
     return None
 

@@ -180,16 +180,21 @@ def run_cards(args) -> int:
         raise UsageError(str(e) + (": leave out --crop-marks, or give a smaller --margin or "
                                    "--bleed" if args.crop_marks else ""))
     out = Path(args.out)
-    to_make = writable(out, "--out")
+    if out.is_dir():
+        raise UsageError(f"--out {out} is a folder; give a file name")
     if out.suffix.lower() != ".pdf":
         raise UsageError(f"--out {out} should name a .pdf file")
+    # may harmony write there (nothing of yours replaced), then can it (really tried)
     outdir.file(out, "pdf", "--out")
     if args.png:
         outdir.folder(args.png, "cards", "--png", given.root)
-        to_make += writable(Path(args.png), "--png", folder=True)
     if args.tts:
         for sheet in tts_files(Path(args.tts)):
             outdir.file(sheet, "png", "--tts")
+    to_make = writable(out, "--out")
+    if args.png:
+        to_make += writable(Path(args.png), "--png", folder=True)
+    if args.tts:
         to_make += writable(Path(args.tts + ".png"), "--tts")
     model, report = load(given.root)
     if report.errors:
