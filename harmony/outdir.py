@@ -127,7 +127,11 @@ def protected(path: str | os.PathLike, rules: str | os.PathLike | None = None) -
     if r is not None and r.is_file():
         r = r.parent
     from .resources import checkout_root
-    tops = {_git_top(real(".")), checkout_root(), _git_top(r) if r is not None else None}
+    try:
+        here = _git_top(real("."))
+    except OSError:   # the current folder was removed
+        here = None
+    tops = {here, checkout_root(), _git_top(r) if r is not None else None}
     for top in sorted(t for t in tops if t is not None):
         if _within(top, p):
             return f"it contains the git checkout {top}"
@@ -210,7 +214,7 @@ def _makeable(given: Path, option: str) -> None:
         raise Refused(f"{_name(option, given)} cannot be made: {here} is a symbolic link to "
                       f"{os.readlink(here)}, which does not exist")
     if not here.is_dir():
-        raise Refused(f"{_name(option, given)} cannot be made: {here} is a file, not a folder")
+        raise Refused(f"{_name(option, given)} cannot be made: {here} is not a folder (it is a file)")
 
 
 WHAT = {"site": "a site harmony built", "cards": "a folder of card images harmony wrote"}

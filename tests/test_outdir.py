@@ -136,7 +136,7 @@ def test_a_file_is_not_a_folder_and_a_path_under_a_file_cannot_be_made(capsys, s
     notes = tmp_path / "notes.txt"
     notes.write_text("mine\n")
     assert f"--out {notes} is a file, not a folder" in refused(capsys, "build", small, "--out", notes)
-    assert f"--out {notes / 'site'} cannot be made: {notes} is a file, not a folder" in \
+    assert f"--out {notes / 'site'} cannot be made: {notes} is not a folder (it is a file)" in \
         refused(capsys, "build", small, "--out", notes / "site")
     assert notes.read_text() == "mine\n"
 
@@ -149,7 +149,7 @@ def test_init_on_a_dangling_link_or_under_a_file_says_so_in_one_line(capsys, tmp
     assert link.is_symlink() and not (tmp_path / "nowhere").exists()
     notes = tmp_path / "notes.txt"
     notes.write_text("mine\n")
-    assert f"{notes / 'new'} cannot be made: {notes} is a file, not a folder" in \
+    assert f"{notes / 'new'} cannot be made: {notes} is not a folder (it is a file)" in \
         refused(capsys, "init", notes / "new")
     assert "is a file" in refused(capsys, "init", notes)
     assert notes.read_text() == "mine\n"
