@@ -36,7 +36,8 @@ def snapshot(folder: Path) -> dict[str, tuple[bytes, int]]:
 @pytest.fixture
 def small(tmp_path) -> Path:
     """The starter harmony (a few pages: quick to build)."""
-    return create(tmp_path / "rules")[0].parent
+    create(tmp_path / "rules")
+    return tmp_path / "rules"
 
 
 @pytest.fixture

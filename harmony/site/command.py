@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .. import outdir
+from .. import outdir, trust
 from ..usage import UsageError, rules_arg
 
 DEFAULT_OUT = Path("build") / "site"
@@ -15,6 +15,7 @@ def _site_args(p):
     p.add_argument("--out", default=str(DEFAULT_OUT),
                    help="output folder (default: build/site under the current folder): a new or "
                         "empty folder, or a site harmony built; any other folder is refused")
+    trust.add_argument(p)
 
 
 def build_args(p):
@@ -37,8 +38,9 @@ def _folder(value: str | None) -> Path:
 def run_build(args) -> int:
     from .build import BuildError, build_site
     rules = _folder(args.path)
+    may = trust.Trust.of(args.untrusted)
     try:
-        res = build_site(rules, Path(args.out))
+        res = build_site(rules, Path(args.out), trust=may)
     except outdir.WriteFailed as e:
         print(f"harmony build: error: {e}", file=sys.stderr)
         return 1
@@ -54,6 +56,8 @@ def run_build(args) -> int:
           f"in {res.seconds:.1f}s" + (f", {len(res.warnings)} warning(s)" if res.warnings else ""))
     print(f"the site is in {res.out}/ (open {res.index})")
     print(res.explorer)
+    if not may.runs_code:
+        print(f"{may.note}: the rule coverage page marks them {may.mark}")
     pdf = res.out / "print" / "harmony-cards.pdf"
     if pdf.is_file():
         print(f"the rule cards are in {pdf}")
@@ -83,7 +87,7 @@ def run_serve(args) -> int:
     rules = _folder(args.path)
     out = outdir.folder(args.out, "site", "--out", rules)
     try:
-        return serve(rules, out, args.port)
+        return serve(rules, out, args.port, trust=trust.Trust.of(args.untrusted))
     except outdir.WriteFailed as e:
         print(f"harmony serve: error: {e}", file=sys.stderr)
         return 1
