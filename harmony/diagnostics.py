@@ -68,6 +68,9 @@ class Report:
     left_out: set[str] = field(default_factory=set)
     #: True when a file or an item could not be read into the model
     incomplete: bool = False
+    #: True when a whole folder could not be read (unreadable, or a symlink not followed):
+    #: any name may be defined in it, so no reference is reported as unknown
+    folder_left_out: bool = False
     #: remarks printed after the summary (e.g. checks that were skipped)
     notes: list[str] = field(default_factory=list)
     _seen: set[Diagnostic] = field(default_factory=set, init=False, repr=False, compare=False)
@@ -94,11 +97,13 @@ class Report:
             self.add(d)
         self.left_out |= other.left_out
         self.incomplete = self.incomplete or other.incomplete
+        self.folder_left_out = self.folder_left_out or other.folder_left_out
         self.notes.extend(n for n in other.notes if n not in self.notes)
 
     def was_left_out(self, name: str | None) -> bool:
         """True when ``name`` may be defined by something the loader could not read."""
-        return name is not None and (name in self.left_out or name.lower() in self.left_out)
+        return name is not None and (self.folder_left_out or name in self.left_out
+                                     or name.lower() in self.left_out)
 
     def within(self, file: str | os.PathLike, folder: str | os.PathLike | None = None) -> "Report":
         """The problems located in ``file`` alone, for a file checked inside ``folder``
@@ -114,7 +119,8 @@ class Report:
         ['the other files of rules have 0 errors and 1 warning: harmony check rules lists them']
         """
         want = os.path.realpath(file)
-        mine = Report(files=1, left_out=set(self.left_out), incomplete=self.incomplete)
+        mine = Report(files=1, left_out=set(self.left_out), incomplete=self.incomplete,
+                      folder_left_out=self.folder_left_out)
         others = Report()
         for d in self.diagnostics:
             (mine if os.path.realpath(d.pos.path) == want else others).add(d)

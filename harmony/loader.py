@@ -520,13 +520,14 @@ class FolderScan:
 
     ``problems`` holds ``(path, severity, message, code)`` for a folder that cannot be
     read, a symlinked folder (never followed) and a name that is not UTF-8; ``complete``
-    is False when the folder holds more than :data:`MAX_ENTRIES` files and folders, and
-    the walk stopped there.
+    is False when the folder holds more than ``limit`` (:data:`MAX_ENTRIES`) files and
+    folders, and the walk stopped there.
     """
 
     files: list[Path] = field(default_factory=list)
     problems: list[tuple[Path, str, str, str]] = field(default_factory=list)
     complete: bool = True
+    limit: int = MAX_ENTRIES
 
 
 def _bad_name(name: str) -> str | None:
@@ -545,13 +546,13 @@ def _bad_name(name: str) -> str | None:
     return f"holds a {describe_char(bad.group())}"
 
 
-def scan_folder(root: str | os.PathLike, limit: int = MAX_ENTRIES) -> FolderScan:
+def scan_folder(root: str | os.PathLike, limit: int | None = None) -> FolderScan:
     r"""The YAML files under ``root`` (or the one file named), in a stable order, and the
     problems met on the way; never raises.
 
     A folder that cannot be read is an error (its files would be missing without a word);
-    a symlinked folder inside ``root`` is a warning, and is not followed (it may lead
-    outside the rules folder, or back into it, round and round); a file or folder name that
+    so is a symlinked folder inside ``root``, which is not followed (it may lead outside the
+    rules folder, or back into it, round and round); a file or folder name that
     is not UTF-8 is an error (a site cannot name it), though the file is read. A symlinked
     file is read, as any file.
 
@@ -562,10 +563,10 @@ def scan_folder(root: str | os.PathLike, limit: int = MAX_ENTRIES) -> FolderScan
     ...     scan = scan_folder(d)
     ...     [p.name for p in scan.files], [(p.name, sev, code) for p, sev, _, code in scan.problems]
     12
-    (['a.yaml'], [('loop', 'warning', 'folder-symlink')])
+    (['a.yaml'], [('loop', 'error', 'folder-symlink')])
     """
     root = Path(root)
-    scan = FolderScan()
+    scan = FolderScan(limit=MAX_ENTRIES if limit is None else limit)
     if root.is_file():
         scan.files.append(root)
         return scan
@@ -583,7 +584,7 @@ def scan_folder(root: str | os.PathLike, limit: int = MAX_ENTRIES) -> FolderScan
         subfolders = []
         for entry in entries:
             seen += 1
-            if seen > limit:
+            if seen > scan.limit:
                 scan.complete = False
                 todo = []
                 break
@@ -596,7 +597,7 @@ def scan_folder(root: str | os.PathLike, limit: int = MAX_ENTRIES) -> FolderScan
                 continue
             bad = _bad_name(entry.name)
             if is_dir and is_link:
-                scan.problems.append((path, "warning", "a symlinked folder: harmony does not "
+                scan.problems.append((path, "error", "a symlinked folder: harmony does not "
                                       "follow it, so its files are not read; move or copy them "
                                       "into the rules folder", "folder-symlink"))
             elif is_dir:
@@ -826,11 +827,12 @@ def load(root: str | os.PathLike):
     for where, severity, message, code in scan.problems:
         (report.error if severity == "error" else report.warning)(
             Pos(display_path(str(where))), message, code)
-        report.incomplete = report.incomplete or severity == "error"
+        if code in ("folder-unreadable", "folder-symlink"):
+            report.incomplete = report.folder_left_out = True
     if not scan.complete:
-        report.error(Pos(display_path(str(root))), f"more than {MAX_ENTRIES:,} files and folders: "
+        report.error(Pos(display_path(str(root))), f"more than {scan.limit:,} files and folders: "
                      "a rules folder holds far fewer; is this the rules_data folder?", "folder-too-large")
-        report.incomplete = True
+        report.incomplete = report.folder_left_out = True
     for path in scan.files:
         doc, schema_report, broken = read_checked(path)
         report.files += 1

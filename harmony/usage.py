@@ -21,7 +21,7 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .loader import MAX_BYTES, MAX_ENTRIES, YAML_SUFFIXES, read_checked, scan_folder
+from .loader import MAX_BYTES, YAML_SUFFIXES, read_checked, scan_folder
 
 
 class UsageError(Exception):
@@ -98,7 +98,7 @@ def rules_arg(value: str | Path | None, *, folder: bool = False) -> Rules:
     else:
         scan = scan_folder(path)
         if not scan.complete:
-            raise UsageError(f"{path} holds more than {MAX_ENTRIES:,} files and folders: a rules "
+            raise UsageError(f"{path} holds more than {scan.limit:,} files and folders: a rules "
                              "folder holds far fewer; is this the rules_data folder?")
         if not scan.files:
             raise UsageError(f"no YAML files (.yaml, .yml) in {path}: is this the rules_data "
