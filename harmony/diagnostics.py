@@ -205,12 +205,12 @@ def printable_name(name: str) -> str:
     surrogate escape, as :func:`os.fsdecode` reads it) as ``\xNN``, and any other
     character that is not text (a control character, a lone surrogate) as its escape.
 
-    >>> printable_name("rules_\udcff.yaml"), printable_name("a\x07b.yaml"), printable_name("ok.yaml")
-    ('rules_\\xff.yaml', 'a\\x07b.yaml', 'ok.yaml')
+    >>> printable_name("rules_\udcff.yaml"), printable_name("a\x07b\n.yaml"), printable_name("ok.yaml")
+    ('rules_\\xff.yaml', 'a\\x07b\\x0a.yaml', 'ok.yaml')
     """
-    if not NOT_TEXT.search(name):
+    if not NOT_A_NAME.search(name):
         return name
-    return NOT_TEXT.sub(_escape_char, name)
+    return NOT_A_NAME.sub(_escape_char, name)
 
 
 #: a character that is never text in rules_data (nor in anything harmony writes): the C0
@@ -219,6 +219,11 @@ def printable_name(name: str) -> str:
 #: it, except a carriage return or NEL, which end a line); a double-quoted escape
 #: (``"\0"``, ``"\e"``, ``"\udc80"``) can.
 NOT_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+#: what a file name shown in a message may not hold: :data:`NOT_TEXT`, tab and the line
+#: breaks (a message is one line)
+NOT_A_NAME = re.compile("[\t\n\u2028\u2029" + NOT_TEXT.pattern[1:])
 
 
 def _escape_char(m: re.Match) -> str:

@@ -40,7 +40,7 @@ from ruamel.yaml.reader import ReaderError
 
 from . import ccompose, parsecache
 from .ccompose import MAX_DEPTH, MAX_DIGITS
-from .diagnostics import NOT_TEXT, Pos, Report, describe_char, display_path
+from .diagnostics import NOT_A_NAME, NOT_TEXT, Pos, Report, describe_char, display_path
 from .model import Model, add_document
 from .schema import validate_items
 from .yamltree import Document, first_content, node_pos, plain, walk
@@ -343,6 +343,8 @@ def _refuse_characters(doc: Document) -> None:
                 _char_error(doc, Pos(doc.path, line, col), ch, escape)
         if is_key:
             bad_key = True
+        elif not path:                      # the document is this one text (the schema refuses it)
+            doc.tree = NOT_TEXT.sub("\ufffd", value)
         else:
             _replace(doc.tree, path, NOT_TEXT.sub("\ufffd", value))
     if found > MAX_CHAR_ERRORS:
@@ -537,7 +539,7 @@ def _bad_name(name: str) -> str | None:
     >>> _bad_name("rules.yaml"), _bad_name("rules_\udcff.yaml")
     (None, 'is not UTF-8 (byte 0xff)')
     """
-    bad = NOT_TEXT.search(name)
+    bad = NOT_A_NAME.search(name)
     if bad is None:
         return None
     c = ord(bad.group())

@@ -276,3 +276,65 @@ def test_a_folder_of_too_many_entries_is_refused_before_it_is_walked_to_the_end(
         rules_arg(rules)
     _, report = load(rules)
     assert [d.code for d in report.errors] == ["folder-too-large"]
+
+
+# ---------------------------------------------------------------- every control character
+
+CONTROLS = [chr(c) for c in [*range(0x20), 0x7F, *range(0x80, 0xA0), 0xFFFE, 0xFFFF]]
+PLACES = {"plain": "a: x{c}y\n", "single": "a: 'x{c}y'\n", "double": 'a: "x{c}y"\n',
+          "comment": "a: 1  # x{c}y\n", "literal": "a: |\n  x{c}y\n", "key": "x{c}y: 1\n"}
+
+
+def _strings_of(node):
+    if isinstance(node, dict):
+        for k, v in node.items():
+            yield from _strings_of(k)
+            yield from _strings_of(v)
+    elif isinstance(node, list):
+        for v in node:
+            yield from _strings_of(v)
+    elif isinstance(node, str):
+        yield node
+
+
+@pytest.mark.parametrize("place", sorted(PLACES))
+@pytest.mark.parametrize("round_trip", [False, True])
+def test_every_raw_control_character_is_named_at_its_place(place, round_trip):
+    """Each control character typed into a file (anywhere: a value, a key, a comment) is
+    reported by its code point and name where it is, never as a "tab character" at 1:1;
+    tab, newline, CR and NEL are YAML's own and are never reported so."""
+    for c in CONTROLS:
+        text = PLACES[place].replace("{c}", c)
+        doc = loader.read_text("c.yaml", text, round_trip=round_trip)
+        if doc.tree is not None:
+            assert not any(NOT_TEXT.search(s) for s in _strings_of(doc.tree)), (c, text)
+        if c in "\t\n\r\x85":
+            continue
+        assert all("tab character" not in d.message for d in doc.report.diagnostics), (c, text)
+        index = text.index(c)
+        line, col = text.count("\n", 0, index) + 1, index - (text.rfind("\n", 0, index) + 1) + 1
+        got = [(d.pos.line, d.pos.col, d.code) for d in doc.report.diagnostics]
+        want_code = "not-a-character" if c >= "\ufffe" else "control-character"
+        assert got == [(line, col, want_code)], (repr(c), text, [str(d) for d in doc.report.diagnostics])
+        assert f"U+{ord(c):04X}" in doc.report.diagnostics[0].message
+
+
+@pytest.mark.parametrize("form", ["\\x{:02x}", "\\u{:04x}", "\\U{:08x}"])
+@pytest.mark.parametrize("round_trip", [False, True])
+def test_every_escape_of_a_character_that_is_not_text_is_named_at_its_backslash(form, round_trip):
+    codes = [*range(0x20), 0x7F, *range(0x80, 0xA0)] if form == "\\x{:02x}" else \
+        [0x00, 0x1B, 0x85, 0xD800, 0xDBFF, 0xDC80, 0xDFFF, 0xFFFE, 0xFFFF]
+    for code in codes:
+        escape = form.format(code)
+        text = f'a:\n  b: "ok, {escape}"\n  "k{escape}": 1\n'
+        doc = loader.read_text("e.yaml", text, round_trip=round_trip)
+        if chr(code) in "\t\n":
+            assert not doc.report.diagnostics, escape
+            continue
+        got = [(d.pos.line, d.pos.col, d.code) for d in doc.report.diagnostics]
+        code_name = "control-character" if code < 0xD800 else "not-a-character"
+        assert got == [(2, 11, code_name), (3, 5, code_name)], (escape, [str(d) for d in doc.report.diagnostics])
+        assert all(f"written '{escape}'" in d.message for d in doc.report.diagnostics)
+        assert doc.tree is None     # a key holds one: the file is left out, as one that does not parse
+        value_only = loader.read_text("e.yaml", f'b: "ok, {escape}"\n', round_trip=round_trip)
+        assert value_only.tree["b"] == "ok, \ufffd" and len(value_only.report.errors) == 1
