@@ -36,8 +36,9 @@ class Diagnostic:
 
     def __post_init__(self) -> None:
         # a value quoted in a message may hold a line break: shown escaped, the
-        # message stays one line, with its position
-        object.__setattr__(self, "message", one_line(self.message))
+        # message stays one line, with its position; and a character that is not text (a
+        # control character, a lone surrogate) is written as its escape, never raw
+        object.__setattr__(self, "message", safe_text(one_line(self.message)))
 
     def __str__(self) -> str:
         return f"{self.pos}: {self.severity}: {self.message} [{self.code}]"
@@ -118,12 +119,13 @@ class Report:
         >>> one.notes
         ['the other files of rules have 0 errors and 1 warning: harmony check rules lists them']
         """
-        want = os.path.realpath(file)
+        # shown paths are printable (:func:`display_path`): compare the printable forms
+        want = printable_name(os.path.realpath(file))
         mine = Report(files=1, left_out=set(self.left_out), incomplete=self.incomplete,
                       folder_left_out=self.folder_left_out)
         others = Report()
         for d in self.diagnostics:
-            (mine if os.path.realpath(d.pos.path) == want else others).add(d)
+            (mine if printable_name(os.path.realpath(d.pos.path)) == want else others).add(d)
         mine.notes = list(self.notes)
         if others.diagnostics:
             where = display_path(os.fspath(folder if folder is not None

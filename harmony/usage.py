@@ -21,11 +21,20 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
+from .diagnostics import printable_name
 from .loader import MAX_BYTES, YAML_SUFFIXES, read_checked, scan_folder
 
 
 class UsageError(Exception):
-    """A command called wrongly: one line for the user, exit code 2."""
+    r"""A command called wrongly: one line for the user, exit code 2. A path in it is shown
+    printable (a byte that is not UTF-8 as ``\xNN``, a control character as its escape).
+
+    >>> str(UsageError("no such file or folder: caf\udce9\x1b[2J"))
+    'no such file or folder: caf\\xe9\\x1b[2J'
+    """
+
+    def __init__(self, message: str):
+        super().__init__(printable_name(str(message)))
 
 
 def default_rules_data() -> Path:
