@@ -9,7 +9,11 @@ them) and the JSON Schema's enums. :func:`valid_folders` draws folders that
 asserts it); :func:`broken_folders` then damages the data, not the text:
 values of every YAML type and of extreme size, impossible dates, keys of
 every kind, unicode, deep nesting, references that point elsewhere or
-nowhere, items and sections duplicated, reordered or moved to another file.
+nowhere, items and sections duplicated, reordered or moved to another file,
+control characters (raw and as escapes) and escapes of lone surrogates,
+version names that would share a page or run to 300 characters.
+:func:`renamed_folders` then renames files to names that are not UTF-8, hold
+control characters or line breaks, or are as long as a name may be.
 
 A folder is a ``dict`` of relative path to file text; comments are written
 into the text (``# cN``/``# eN`` markers), so a test can tell that fmt kept
