@@ -17,7 +17,7 @@ import traceback
 
 from typing import Callable, NamedTuple
 
-from . import __version__, init
+from . import __version__, accept, init, trust
 from .cards import command as cards_command
 from .diff import command as diff_command
 from .site import command as site_command
@@ -31,35 +31,48 @@ def _path_arg(p: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------ check
 def check_args(p):
     _path_arg(p)
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="text (path:line:col: severity: message [code]) or json")
+    p.add_argument("--format", choices=("text", "json", "github"), default="text",
+                   help="text (path:line:col: severity: message [code]), json, or github "
+                   "(GitHub Actions annotations, ::error file=...,line=...,col=...::message, "
+                   "shown on the lines of a pull request)")
     p.add_argument("--coverage", action="store_true",
                    help="also report, per ruleset, which example or scenario question "
                         "exercises each rule cell, and warn at each cell nothing exercises")
+    trust.add_argument(p)
 
 
 def run_check(args) -> int:
     import json
 
     from .check import check_path
-    from .coverage import coverage_of
+    from .coverage import check_coverage, coverage_of
+    may = trust.Trust.of(args.untrusted)
     rules = rules_arg(args.path)
-    model, report = check_path(rules.root, with_coverage=True) if args.coverage else check_path(rules.root)
+    model, report = check_path(rules.root)
+    if args.coverage and not report.incomplete:   # the one check that runs the examples
+        check_coverage(model, report, may)
+    if not may.runs_code and not any(n.startswith(may.note) for n in report.notes):
+        report.notes.append(may.note)
     if rules.only is not None:  # the folder is checked, so that references resolve; one file shown
         report = report.within(rules.only, rules.root)
-    cov = coverage_of(model).within(rules.only) if args.coverage and not report.incomplete else None
+    cov = coverage_of(model, may).within(rules.only) if args.coverage and not report.incomplete else None
     if args.format == "json":
         out = json.loads(report.to_json())
         if cov is not None:
             out["coverage"] = cov.as_data()
         sys.stdout.write(json.dumps(out, indent=2, sort_keys=True) + "\n")
+    elif args.format == "github":
+        from .annotations import to_github
+        if cov is not None:
+            sys.stdout.write(cov.to_text())
+        sys.stdout.write(to_github(report))
     else:
         if cov is not None:
             sys.stdout.write(cov.to_text())
             sys.stdout.flush()
-        text = report.to_text()
+        text = report.to_text()   # with its notes when something was not run
         (sys.stderr if report.diagnostics else sys.stdout).write(
-            text if report.diagnostics else report.summary() + "\n")
+            text if report.diagnostics or not may.runs_code else report.summary() + "\n")
     return 1 if report.errors else 0
 
 
@@ -108,6 +121,8 @@ COMMANDS: tuple[Command, ...] = (
             cards_command.cards_args, cards_command.run_cards),
     Command("diff", "what changed in rules_data between two revisions: text, parameters, rulings",
             diff_command.diff_args, diff_command.run_diff),
+    Command("accept", "rewrite the expected rulings of scenarios that now play otherwise, "
+            "saying each change", accept.accept_args, accept.run_accept),
     Command("init", "start a new harmony in a new folder: a minimal rules_data that passes "
             "every check", init.init_args, init.run_init),
 )

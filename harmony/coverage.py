@@ -17,6 +17,10 @@ concept yet), and is then listed with its reason. :func:`coverage_of` computes
 it, :meth:`Coverage.to_text` and :meth:`Coverage.as_data` show it, and
 ``harmony check --coverage`` prints it (the site has a page of it).
 
+The examples are the folder's own Python: read with ``--untrusted``
+(:class:`~harmony.trust.Trust`), they are not run, and a cell that no scenario
+exercises is then ``not-run`` (not known), neither exercised nor warned about.
+
 >>> from harmony.loader import load
 >>> from harmony.usage import default_rules_data
 >>> model, _ = load(default_rules_data())
@@ -41,6 +45,7 @@ from .model import Cell, Model
 from .ruleset import base_chain, parse_name
 from .rulings import Ruling
 from .scenario import played
+from .trust import Trust
 
 #: the statuses whose cells a ruleset plays (and so should be exercised)
 PLAYED = ("rule", "optional", "tournament")
@@ -80,6 +85,8 @@ class CellCoverage:
 
     cell: Cell
     uses: list[Use] = field(default_factory=list)
+    #: the clause examples, which might exercise it, were not run (``--untrusted``)
+    not_run: bool = False
 
     @property
     def id(self) -> str:
@@ -100,13 +107,14 @@ class CellCoverage:
 
     @property
     def state(self) -> str:
-        """``exercised``, ``reasoned`` (not exercised, with a reason that stands) or
-        ``missing`` (a warning)."""
+        """``exercised``, ``reasoned`` (not exercised, with a reason that stands),
+        ``not-run`` (no scenario exercises it, and the examples, which might, were not run)
+        or ``missing`` (a warning)."""
         if self.exercised:
             return "exercised"
         if self.reason and not self.parameterised:
             return "reasoned"
-        return "missing"
+        return "not-run" if self.not_run else "missing"
 
     def as_data(self) -> dict:
         return {"cell": self.id, "clause": self.cell.clause_id, "source": self.cell.source,
@@ -122,6 +130,8 @@ class Coverage:
 
     #: source key -> its played cells, in file order
     sources: dict[str, list[CellCoverage]] = field(default_factory=dict)
+    #: what the coverage was computed with: whether the clause examples ran
+    trust: Trust = field(default_factory=Trust)
 
     def cell(self, clause_id: str, source: str) -> CellCoverage:
         return next(c for c in self.sources.get(source, []) if c.cell.clause_id == clause_id)
@@ -136,15 +146,23 @@ class Coverage:
             return self
         want = os.path.realpath(file)
         out = Coverage({k: [c for c in rows if os.path.realpath(c.cell.file) == want]
-                        for k, rows in self.sources.items()})
+                        for k, rows in self.sources.items()}, self.trust)
         out.sources = {k: rows for k, rows in out.sources.items() if rows}
         return out
 
     def missing(self) -> list[CellCoverage]:
         return [c for c in self.rows() if c.state == "missing"]
 
+    def not_run(self) -> list[CellCoverage]:
+        return [c for c in self.rows() if c.state == "not-run"]
+
     def warn(self, report: Report) -> None:
-        """A warning at each cell that nothing exercises and that may not stand unexercised."""
+        """A warning at each cell that nothing exercises and that may not stand unexercised;
+        a note counting the cells not known when the examples were not run."""
+        unknown = self.not_run()
+        if unknown:
+            report.notes.append(f"{self.trust.note}: {len(unknown)} rule cell(s) that no scenario "
+                                "exercises are not known to be exercised, and not warned about")
         for c in self.missing():
             if c.parameterised:
                 why = (f"it sets engine parameters ({', '.join(sorted(c.cell.params))}); add an "
@@ -159,26 +177,33 @@ class Coverage:
 
     def totals(self, source: str) -> dict[str, int]:
         rows = self.sources.get(source, [])
-        return {state: sum(1 for c in rows if c.state == state)
-                for state in ("exercised", "reasoned", "missing")}
+        states = ("exercised", "reasoned", "missing") + (() if self.trust.runs_code else ("not-run",))
+        return {state: sum(1 for c in rows if c.state == state) for state in states}
 
     def to_text(self) -> str:
         """The report for humans: per source, each cell and what exercises it (or why not)."""
         out = ["Rule coverage: each rule, optional or tournament cell and the ruling that "
                "exercises it", ""]
+        if not self.trust.runs_code:
+            out[1:1] = [f"The clause examples were {self.trust.mark}: '?' marks a cell that no "
+                        "scenario exercises and that they might."]
         for key, rows in self.sources.items():
             t = self.totals(key)
             out.append(f"{key}: {len(rows)} cells, {t['exercised']} exercised, {t['reasoned']} "
-                       f"with a reason, {t['missing']} not exercised")
+                       f"with a reason, {t['missing']} not exercised"
+                       + (f", {t['not-run']} not known (examples not run)" if "not-run" in t else ""))
             for c in rows:
                 params = f" [{', '.join(sorted(c.cell.params))}]" if c.parameterised else ""
-                mark = {"exercised": "+", "reasoned": "=", "missing": "!"}[c.state]
+                mark = {"exercised": "+", "reasoned": "=", "missing": "!", "not-run": "?"}[c.state]
                 out.append(f"  {mark} {c.id} ({c.cell.status}){params}")
                 if c.exercised:
                     for u in c.uses[:3]:
                         out.append(f"      by {u.describe()}")
                     if len(c.uses) > 3:
                         out.append(f"      and {len(c.uses) - 3} more")
+                elif c.state == "not-run":
+                    out.append(f"      not known: the clause examples were {self.trust.mark} "
+                               f"({c.cell.pos('status')})")
                 else:
                     out.append(f"      not exercised: {c.reason or 'no reason given'} "
                                f"({c.cell.pos('status')})")
@@ -187,6 +212,8 @@ class Coverage:
         out.append(f"{len(missing)} cell(s) not exercised without a reason that stands"
                    + (f", {sum(1 for c in missing if c.parameterised)} of them parameterised"
                       if missing else ""))
+        if not self.trust.runs_code:
+            out.append(f"{len(self.not_run())} cell(s) not known: {self.trust.note}")
         return "\n".join(out) + "\n"
 
     def as_data(self) -> dict:
@@ -198,15 +225,27 @@ class Coverage:
 
 
 # ---------------------------------------------------------------- computing
-def coverage_of(model: Model) -> Coverage:
+def coverage_of(model: Model, trust: Trust | None = None) -> Coverage:
     """What exercises each played cell of ``model``: its scenarios' rulings (played once
-    and shared) and its clauses' examples (run quietly). Cached on the model."""
-    cached = model.__dict__.get("_coverage")
+    and shared) and its clauses' examples (run quietly), unless ``trust`` forbids running
+    them (``None``: as the environment says, :meth:`Trust.of`). Cached on the model.
+
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> m, _ = load(default_rules_data())
+    >>> untrusted = coverage_of(m, Trust(False, "--untrusted"))
+    >>> row = untrusted.cell("cp-cavalry.shot-at", "CP")
+    >>> row.state, row.uses, coverage_of(m, Trust()).cell("cp-cavalry.shot-at", "CP").state
+    ('not-run', [], 'exercised')
+    """
+    trust = Trust.of() if trust is None else trust
+    slot = "_coverage" if trust.runs_code else "_coverage_untrusted"
+    cached = model.__dict__.get(slot)
     if cached is not None:
         return cached
     clauses = sorted(model.clauses.values(), key=lambda c: (c.file, c.pos().line, c.id))
     rows: dict[tuple[str, str], CellCoverage] = {}
-    cov = Coverage()
+    cov = Coverage(trust=trust)
     for key in sorted({k for c in clauses for k in c.cells}, key=_source_order(model)):
         cov.sources[key] = []
         for clause in clauses:
@@ -217,23 +256,25 @@ def coverage_of(model: Model) -> Coverage:
         if not cov.sources[key]:
             del cov.sources[key]
     seen: set[tuple[str, str, Use]] = set()   # (clause, source, use): a use counts once a cell
-    for use, reasons in _rulings(model):
+    for use, reasons in _rulings(model, trust.runs_code):
         for cid in reasons:
             for key in _cell_sources(model, cid, use.ruleset):
                 row = rows.get((cid, key))
                 if row is not None and (cid, key, use) not in seen:
                     seen.add((cid, key, use))
                     row.uses.append(use)
+    skipped = not trust.runs_code and any(c.examples for c in clauses)
     for row in rows.values():
         row.uses.sort()
-    model.__dict__["_coverage"] = cov
+        row.not_run = skipped
+    model.__dict__[slot] = cov
     return cov
 
 
-def check_coverage(model: Model, report: Report) -> None:
+def check_coverage(model: Model, report: Report, trust: Trust | None = None) -> None:
     """``harmony check --coverage``: the warnings of the coverage of ``model`` (computed once
     per model: :func:`coverage_of` gives the report itself)."""
-    coverage_of(model).warn(report)
+    coverage_of(model, trust).warn(report)
 
 
 def _source_order(model: Model):
@@ -265,9 +306,10 @@ def _cell_sources(model: Model, clause_id: str, ruleset: str) -> list[str]:
     return []
 
 
-def _rulings(model: Model) -> list[tuple[Use, list[str]]]:
+def _rulings(model: Model, run_examples: bool = True) -> list[tuple[Use, list[str]]]:
     """Every ruling that can exercise a cell, with the clauses it names: the answers to
-    the scenarios' questions, then the rulings of the clauses' examples."""
+    the scenarios' questions, then (when they may run) the rulings of the clauses'
+    examples."""
     out: list[tuple[Use, list[str]]] = []
     for sid in sorted(model.scenarios):
         for row in played(model, sid).rulings:
@@ -275,7 +317,7 @@ def _rulings(model: Model) -> list[tuple[Use, list[str]]]:
                 out.append((Use("scenario", sid, row.ruleset, row.question, row.pos),
                             list(row.reasons)))
     for clause in sorted(model.clauses.values(), key=lambda c: c.id):
-        if clause.examples:
+        if clause.examples and run_examples:
             for ruleset, ruling in example_rulings(model, clause):
                 if not ruleset:
                     # a ruling no game gave (a scenario transform, say) still names the

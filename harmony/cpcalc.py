@@ -132,14 +132,118 @@ NIGHT_READS = (Place(table="6", aspect="night-sighting"),
                Place(table="8", aspect="night-bands"))
 
 
+class TableError(ValueError):
+    """An input the Combat Patrol tables do not have. The message names the table as the
+    booklet does (``Table 9``, or the section that states a table it gives no number) and
+    what the table has, so a caller sees at once what to ask instead.
+
+    Names are matched exactly, case and all: the tables' ids are lower case, and
+    ``'Long'`` is refused rather than taken for ``'long'`` (a guess could hide a typo that
+    meant something else). Counts and distances are whole numbers (a distance may also be
+    a :class:`~fractions.Fraction`) of 0 or more; a bool is not a number here, and a
+    float is refused as the calculator is exact.
+
+    >>> raise TableError("'Long' is not a range band of Table 8; it has: short, medium, long")
+    Traceback (most recent call last):
+    harmony.cpcalc.TableError: 'Long' is not a range band of Table 8; it has: short, medium, long
+    """
+
+
+def table_name(t: Table) -> str:
+    """A table as the booklet names it: its number, or the section that states it.
+
+    >>> from harmony.model import Citation
+    >>> table_name(Table(number="9")), table_name(Table(cite=Citation(source="CP", section="7.10.2")))
+    ('Table 9', 'the table of section 7.10.2')
+    """
+    if t.number or t.cite is None or not t.cite.section:
+        return t.label
+    return f"the table of section {t.cite.section}"
+
+
+def one_of(value: Any, has: list[str], what: str, t: Table) -> str:
+    """``value`` when it is one of ``has`` exactly, else :class:`TableError`.
+
+    >>> one_of("Long", ["short", "medium", "long"], "a range band", Table(number="8"))
+    Traceback (most recent call last):
+    harmony.cpcalc.TableError: 'Long' is not a range band of Table 8; it has: short, medium, long
+    """
+    if not isinstance(value, str) or value not in has:
+        raise TableError(f"{value!r} is not {what} of {table_name(t)}; it has: {', '.join(has)}")
+    return value
+
+
+def whole(value: Any, what: str, t: Table, least: int = 0) -> int:
+    """``value`` when it is a whole number of ``least`` or more, else :class:`TableError`.
+
+    >>> whole(-2, "a number of hits", Table(number="5"))
+    Traceback (most recent call last):
+    harmony.cpcalc.TableError: -2 is not a number of hits for Table 5; it takes a whole number of 0 or more
+    >>> whole(True, "a number of hits", Table(number="5"))
+    Traceback (most recent call last):
+    harmony.cpcalc.TableError: True is not a number of hits for Table 5; it takes a whole number of 0 or more
+    """
+    if not isinstance(value, int) or isinstance(value, bool) or value < least:
+        raise TableError(f"{value!r} is not {what} for {table_name(t)}; it takes a whole number "
+                         f"of {least} or more")
+    return value
+
+
+def length(value: Any, what: str, t: Table) -> Fraction | int:
+    """``value`` when it is a length of 0 or more (a whole number or a Fraction of inches).
+
+    >>> length(2.5, "a distance", Table(number="8"))  # doctest: +ELLIPSIS
+    Traceback (most recent call last):
+    harmony.cpcalc.TableError: 2.5 is not a distance for Table 8; it takes inches of 0 or more, a whole number ...
+    """
+    if isinstance(value, bool) or not isinstance(value, (int, Fraction)) or value < 0:
+        raise TableError(f"{value!r} is not {what} for {table_name(t)}; it takes inches of 0 or "
+                         "more, a whole number or a Fraction")
+    return value
+
+
+def yes_no(value: Any, what: str, t: Table) -> bool:
+    """``value`` when it is True or False (not 1, not ``'yes'``), else :class:`TableError`.
+
+    >>> yes_no(1, "whether the enemy is infantry or a gun", Table(number="10"))
+    Traceback (most recent call last):
+    harmony.cpcalc.TableError: 1 is not whether the enemy is infantry or a gun for Table 10; it takes True or False
+    """
+    if not isinstance(value, bool):
+        raise TableError(f"{value!r} is not {what} for {table_name(t)}; it takes True or False")
+    return value
+
+
+def _values(t: Table, column: str) -> list[str]:
+    """The values of an enum column, in the table's order, without ``any`` (a wildcard of
+    the rows, not something to ask for)."""
+    col = t.column(column)
+    return [v for v in (col.values if col is not None and col.values else []) if v != "any"]
+
+
 class CombatPatrol:
-    """Tables 5 to 10 of one loaded model."""
+    """Tables 5 to 10 of one loaded model.
+
+    Every answer checks its inputs against the tables it reads: a name a table does not
+    have, a negative count or distance, or a number where a name belongs is a
+    :class:`TableError` naming the table and what it has, never a quiet default.
+    """
 
     def __init__(self, model: Model):
         self.model = model
 
     def table(self, number: str) -> Table:
-        """A numbered table of the booklet (Tables 5 to 10)."""
+        """A numbered table of the booklet (Tables 5 to 10).
+
+        >>> from harmony.loader import load
+        >>> from pathlib import Path
+        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp.table("9").title
+        'When figures or vehicles are spotted automatically'
+        >>> cp.table("11")
+        Traceback (most recent call last):
+        LookupError: the rules define no CP Table 11
+        """
         t = self.model.table(SOURCE, str(number))
         if t is None:
             raise LookupError(f"the rules define no {SOURCE} Table {number}")
@@ -157,7 +261,7 @@ class CombatPatrol:
         Traceback (most recent call last):
         LookupError: the rules define no CP table 'cp-morale'
         """
-        t = self.model.tables.get(table_id)
+        t = self.model.tables.get(table_id) if isinstance(table_id, str) else None
         if t is None or t.source != SOURCE:
             raise LookupError(f"the rules define no {SOURCE} table {table_id!r}")
         return t
@@ -170,6 +274,9 @@ class CombatPatrol:
         >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
         >>> cp.faces(HORSE), cp.faces(ARMOUR_DIE)
         (range(1, 11), range(1, 11))
+        >>> cp.faces("cp-spotting-bands")
+        Traceback (most recent call last):
+        LookupError: table 'cp-spotting-bands' needs closed die ranges in every row
         """
         t = self.stated(table_id)
         ends = [(r["die"].get("min"), r["die"].get("max")) for r in t.rows
@@ -188,12 +295,13 @@ class CombatPatrol:
         ('full-effect', 'reduced')
         >>> cp.die_row(HORSE, 0)
         Traceback (most recent call last):
-        ValueError: the die icon shows 1 to 10, not 0
+        harmony.cpcalc.TableError: 0 is not a face of the die icon of the table of section 7.10.2; it has: 1 to 10
         """
         faces = self.faces(table_id)
-        if not isinstance(die, int) or isinstance(die, bool) or die not in faces:
-            raise ValueError(f"the die icon shows {faces[0]} to {faces[-1]}, not {die!r}")
         t = self.stated(table_id)
+        if not isinstance(die, int) or isinstance(die, bool) or die not in faces:
+            raise TableError(f"{die!r} is not a face of the die icon of {table_name(t)}; it has: "
+                             f"{faces[0]} to {faces[-1]}")
         for row_id, row in zip(t.row_ids(), t.rows):
             span = row.get("die")
             if isinstance(span, dict) and span["min"] <= die <= span["max"]:
@@ -224,7 +332,8 @@ class CombatPatrol:
 
     def ruling(self, name: str, *args: Any, **kwargs: Any) -> Ruling:
         """The answer of method ``name`` as a Ruling whose reasons are the clauses that
-        decide it (:data:`READS`, plus :data:`NIGHT_READS` when given a ``night``).
+        decide it (:data:`READS`, plus :data:`NIGHT_READS` when given a ``night``). Its
+        inputs are checked as the method checks them.
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
@@ -241,8 +350,11 @@ class CombatPatrol:
         >>> cp.ruling("table", "5")
         Traceback (most recent call last):
         LookupError: the CP calculator gives no ruling for 'table'
+        >>> cp.ruling("spotting_shifts", "extreme", False)
+        Traceback (most recent call last):
+        harmony.cpcalc.TableError: 'extreme' is not a range band of Table 8; it has: short, medium, long
         """
-        if name not in READS:
+        if not isinstance(name, str) or name not in READS:
             raise LookupError(f"the {SOURCE} calculator gives no ruling for {name!r}")
         method = getattr(self, name)
         places = READS[name]
@@ -260,7 +372,13 @@ class CombatPatrol:
         >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
         >>> cp.penetration_chance(1, 10), cp.penetration_chance(3, 2), cp.penetration_chance(0, 1)
         (Fraction(1, 10), Fraction(1, 1), Fraction(9, 10))
+        >>> cp.penetration_chance(1, -5)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        harmony.cpcalc.TableError: -5 is not a protection value for the table of section 7.9.1; it takes a ...
         """
+        t = self.stated(ARMOUR_DIE)
+        whole(penetration, "a penetration value", t)
+        whole(protection, "a protection value", t)
         faces = self.faces(ARMOUR_DIE)
         return Fraction(sum(1 for d in faces if penetration + d > protection), len(faces))
 
@@ -274,22 +392,35 @@ class CombatPatrol:
         >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
         >>> [cp.armour_effect("incapacitated", d, 1, 5) for d in (4, 5, 9, 10)]
         [None, 'wounded', 'wounded', 'incapacitated']
-        >>> cp.armour_effect("killed", 7, 1, 5)
+        >>> cp.armour_effect("killed", 7, 1, 5)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        ValueError: a hit's effect is one of incapacitated, stunned, wounded, not 'killed'
+        harmony.cpcalc.TableError: 'killed' is not a hit's effect of the table of section 7.9.1; it has: ...
         """
         t = self.stated(ARMOUR_DIE)
-        _, row = self.die_row(ARMOUR_DIE, die)
         known = sorted({v for c in t.columns if c.type == "enum" for v in c.values or []})
-        if effect not in known:
-            raise ValueError(f"a hit's effect is one of {', '.join(known)}, not {effect!r}")
+        one_of(effect, known, "a hit's effect", t)
+        _, row = self.die_row(ARMOUR_DIE, die)
+        whole(penetration, "a penetration value", t)
+        whole(protection, "a protection value", t)
         if penetration + die <= protection:
             return None
         return row[effect] if t.column(effect) is not None else effect
 
     def penetration_band(self, penetration: int) -> dict:
-        """The row of Table 5 for a weapon's penetration value."""
+        """The row of Table 5 for a weapon's penetration value (a whole number of 0 or more:
+        the table's first row is open below, but no weapon has less than none).
+
+        >>> from harmony.loader import load
+        >>> from pathlib import Path
+        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp.penetration_band(0)["band"], cp.penetration_band(12)["band"]
+        ('low', 'high')
+        >>> cp.penetration_band("4")
+        Traceback (most recent call last):
+        harmony.cpcalc.TableError: '4' is not a penetration value for Table 5; it takes a whole number of 0 or more
+        """
         t = self.table("5")
+        whole(penetration, "a penetration value", t)
         for row in t.rows:
             lo, hi = row["penetration"]["min"], row["penetration"]["max"]
             if (lo is None or penetration >= lo) and (hi is None or penetration <= hi):
@@ -304,6 +435,9 @@ class CombatPatrol:
         >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
         >>> cp.penetration_effect(4)
         'small-icon-knocks-out'
+        >>> cp.penetration_effect(-1)
+        Traceback (most recent call last):
+        harmony.cpcalc.TableError: -1 is not a penetration value for Table 5; it takes a whole number of 0 or more
         """
         return self.penetration_band(penetration)["effect"]
 
@@ -316,8 +450,15 @@ class CombatPatrol:
         >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
         >>> [cp.penetration_checks(3, h) for h in range(5)], cp.penetration_checks(2, 3, False)
         ([0, 0, 1, 1, 2], 3)
+        >>> cp.penetration_checks(3, -2)
+        Traceback (most recent call last):
+        harmony.cpcalc.TableError: -2 is not a number of hits for Table 5; it takes a whole number of 0 or more
         """
-        need = self.penetration_band(penetration).get("hits-per-check")
+        t = self.table("5")
+        row = self.penetration_band(penetration)
+        whole(hits, "a number of hits", t)
+        yes_no(figure_1_1, "whether the weapon is a core Figure 1-1 weapon", t)
+        need = row.get("hits-per-check")
         return hits // need if (need and figure_1_1) else hits
 
     # ------------------------------------------------------------ soft-skinned vehicles (7.7)
@@ -331,13 +472,13 @@ class CombatPatrol:
         >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
         >>> cp.soft_skinned_places(4), cp.soft_skinned_places(0)
         (5, 1)
-        >>> cp.soft_skinned_places(-1)
+        >>> cp.soft_skinned_places(-1)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        ValueError: a troop capacity is a whole number of 0 or more, not -1
+        harmony.cpcalc.TableError: -1 is not a troop capacity for the table of section 7.7; it takes a whole ...
         """
-        if not isinstance(capacity, int) or isinstance(capacity, bool) or capacity < 0:
-            raise ValueError(f"a troop capacity is a whole number of 0 or more, not {capacity!r}")
-        return capacity + self.stated(SOFT_SKINNED).value("beyond-capacity", "places")
+        t = self.stated(SOFT_SKINNED)
+        whole(capacity, "a troop capacity", t)
+        return capacity + t.value("beyond-capacity", "places")
 
     def soft_skinned_place(self, capacity: int, hit: int) -> int:
         """The place (counted from 1) that the ``hit``-th hit lands on: the count starts over
@@ -348,9 +489,11 @@ class CombatPatrol:
         >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
         >>> [cp.soft_skinned_place(2, h) for h in range(1, 6)]
         [1, 2, 3, 1, 2]
+        >>> cp.soft_skinned_place(2, 0)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        harmony.cpcalc.TableError: 0 is not a hit, counted from 1, for the table of section 7.7; it takes a ...
         """
-        if not isinstance(hit, int) or isinstance(hit, bool) or hit < 1:
-            raise ValueError(f"hits are counted from 1, not {hit!r}")
+        whole(hit, "a hit, counted from 1,", self.stated(SOFT_SKINNED), least=1)
         return (hit - 1) % self.soft_skinned_places(capacity) + 1
 
     # ------------------------------------------------------------ cavalry (7.10)
@@ -365,12 +508,13 @@ class CombatPatrol:
         ('horse', 'rider')
         >>> cp.horse_or_rider(11)
         Traceback (most recent call last):
-        ValueError: the die icon shows 1 to 10, not 11
+        harmony.cpcalc.TableError: 11 is not a face of the die icon of the table of section 7.10.2; it has: 1 to 10
         """
         return self.die_row(HORSE, die)[0]
 
     def horse_hit_chance(self) -> Fraction:
-        """The chance that a hit on a mounted figure strikes the horse, exactly.
+        """The chance that a hit on a mounted figure strikes the horse, exactly (it takes no
+        input, so it refuses none).
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
@@ -382,8 +526,21 @@ class CombatPatrol:
 
     # ------------------------------------------------------------ night (7.11)
     def night_distance(self, vision: str, moon: str) -> int:
-        """Table 6: how far a figure sees at night, in inches."""
-        return self.table("6").value(vision, moon)
+        """Table 6: how far a figure sees at night, in inches.
+
+        >>> from harmony.loader import load
+        >>> from pathlib import Path
+        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp.night_distance("first-generation", "half-moon")
+        18
+        >>> cp.night_distance("naked-eye", "new-moon")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        harmony.cpcalc.TableError: 'new-moon' is not a phase of the moon of Table 6; it has: no-moon, ...
+        """
+        t = self.table("6")
+        one_of(vision, t.row_ids(), "a vision", t)
+        one_of(moon, [c.id for c in t.columns if c.type != "key"], "a phase of the moon", t)
+        return t.value(vision, moon)
 
     def illumination(self, light: str) -> tuple[Radius, Duration]:
         """Table 7: the lit area and how long it lasts.
@@ -395,18 +552,35 @@ class CombatPatrol:
         (Radius(template='medium', multiplier=3, beyond=None), Duration(reshuffles=2, until=None))
         >>> cp.illumination("large-fire")[0]
         Radius(template=None, multiplier=None, beyond=8)
+        >>> cp.illumination("Medium-Flare")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        harmony.cpcalc.TableError: 'Medium-Flare' is not a source of light of Table 7; it has: point-light, ...
         """
-        row = self.table("7").row(light)
+        t = self.table("7")
+        row = t.row(one_of(light, t.row_ids(), "a source of light", t))
         return (Radius(row.get("template"), row.get("multiplier"), row.get("beyond-fire")),
                 Duration(row.get("reshuffles"), row.get("until")))
 
     def lit_radius(self, light: str, template_radius: Fraction | int) -> Fraction:
         """The radius of the area a flare or point light lights, given the radius of its HE
-        template (a core rule, not in section 7), in the same unit."""
+        template (a core rule, not in section 7), in the same unit.
+
+        >>> from harmony.loader import load
+        >>> from pathlib import Path
+        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp.lit_radius("small-flare", 2)
+        Fraction(4, 1)
+        >>> cp.lit_radius("large-fire", 2)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        harmony.cpcalc.TableError: 'large-fire' is not a light of Table 7 that multiplies a template; it has: ...
+        """
+        t = self.table("7")
         radius, _ = self.illumination(light)
         if radius.multiplier is None:
-            raise ValueError(f"{light} lights an area around a fire, not a template multiple")
-        return Fraction(template_radius) * radius.multiplier
+            multiples = [r for r in t.row_ids() if t.value(r, "multiplier") is not None]
+            raise TableError(f"{light!r} is not a light of {table_name(t)} that multiplies a "
+                             f"template; it has: {', '.join(multiples)}")
+        return Fraction(length(template_radius, "a template radius", t)) * radius.multiplier
 
     # ------------------------------------------------------------ spotting (7.12)
     def spotting_bands(self, spotter: str, night: tuple[str, str] | None = None) -> Bands:
@@ -418,18 +592,37 @@ class CombatPatrol:
         >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
         >>> cp.spotting_bands("dismounted"), cp.spotting_bands("buttoned", ("naked-eye", "no-moon"))
         (Bands(short=20, medium=40, long=80), Bands(short=Fraction(3, 2), medium=3, long=6))
+        >>> cp.spotting_bands("tank")
+        Traceback (most recent call last):
+        harmony.cpcalc.TableError: 'tank' is not a spotter of Table 8; it has: dismounted, mounted, buttoned
         """
         t = self.table("8")
+        one_of(spotter, t.row_ids(), "a spotter", t)
         day = Bands(*(t.value(spotter, c) for c in Bands._fields))
         if night is None:
             return day
+        if not isinstance(night, tuple) or len(night) != 2:
+            raise TableError(f"{night!r} is not a night of Table 6: give (vision, moon), such "
+                             "as ('naked-eye', 'full-moon')")
         d = Fraction(self.night_distance(*night))
         dark = Bands(d / 4, d / 2, d)
         return Bands(*(_num(min(a, b)) for a, b in zip(day, dark)))
 
-    def band_of(self, spotter: str, distance, night: tuple[str, str] | None = None) -> str | None:
-        """Which band a target area at ``distance`` inches is in, or None beyond long."""
+    def band_of(self, spotter: str, distance: Fraction | int,
+                night: tuple[str, str] | None = None) -> str | None:
+        """Which band a target area at ``distance`` inches is in, or None beyond long.
+
+        >>> from harmony.loader import load
+        >>> from pathlib import Path
+        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp.band_of("mounted", 0), cp.band_of("mounted", Fraction(79, 2)), cp.band_of("mounted", 41)
+        ('short', 'long', None)
+        >>> cp.band_of("mounted", -5)  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        harmony.cpcalc.TableError: -5 is not a distance for Table 8; it takes inches of 0 or more, a whole ...
+        """
         bands = self.spotting_bands(spotter, night)
+        length(distance, "a distance", self.table("8"))
         return next((name for name, edge in zip(Bands._fields, bands) if distance <= edge), None)
 
     def automatically_spotted(self, target: str, situation: str, light: str = "day",
@@ -437,6 +630,11 @@ class CombatPatrol:
                               spotter: str = "infantry-or-anti-tank-gun") -> bool | None:
         """Table 9, given line of sight: True when spotted with no check, False when the table
         says not, None when no row applies (a spotting attempt decides).
+
+        ``target``, ``situation`` and ``light`` are values of the table's columns (its
+        ``any`` is a wildcard of the rows, not an input); the ``spotter`` is the one kind the
+        rows name (infantry or an anti-tank gun) or the one their words leave out (a
+        vehicle).
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
@@ -447,8 +645,19 @@ class CombatPatrol:
         >>> cp.automatically_spotted("personnel", "in-open", "night", within_night_distance=False)
         >>> cp.automatically_spotted("personnel", "moving-in-concealment")
         False
+        >>> cp.automatically_spotted("vehicle", "moving-in-concelment")  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        harmony.cpcalc.TableError: 'moving-in-concelment' is not a situation of Table 9; it has: in-open, ...
         """
-        for row in self.table("9").rows:
+        t = self.table("9")
+        one_of(target, _values(t, "target"), "a target", t)
+        one_of(situation, _values(t, "situation"), "a situation", t)
+        one_of(light, _values(t, "light"), "a light", t)
+        yes_no(within_night_distance, "whether the target is within the night sighting distance", t)
+        # the rows name one kind of spotter, infantry or an anti-tank gun, and the words of
+        # the vehicle-moving row the kind they leave out: a vehicle
+        one_of(spotter, _values(t, "spotter") + ["vehicle"], "a spotter", t)
+        for row in t.rows:
             if row["target"] not in ("any", target) or row["situation"] != situation:
                 continue
             if row["light"] not in ("any", light):
@@ -461,7 +670,9 @@ class CombatPatrol:
         return None
 
     def spotting_shifts(self, band: str, infantry_or_gun: bool) -> int:
-        """Table 10: shifts to the right on the hit indicator for a spotting attempt.
+        """Table 10: shifts to the right on the hit indicator for a spotting attempt, by the
+        range band of Table 8 (short range has no row: no shift) and whether the enemy in
+        the target area is infantry or an unlimbered anti-tank gun.
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
@@ -470,8 +681,14 @@ class CombatPatrol:
         [0, 1, 2]
         >>> cp.spotting_shifts("long", True)
         3
+        >>> cp.spotting_shifts("Long", True)
+        Traceback (most recent call last):
+        harmony.cpcalc.TableError: 'Long' is not a range band of Table 8; it has: short, medium, long
         """
         t = self.table("10")
+        eight = self.table("8")
+        one_of(band, [c for c in Bands._fields if eight.column(c) is not None], "a range band", eight)
+        yes_no(infantry_or_gun, "whether the enemy is infantry or a gun", t)
         ids = t.row_ids()
         total = t.value(f"{band}-range", "shifts") if f"{band}-range" in ids else 0
         return total + (t.value("infantry-or-gun", "shifts") if infantry_or_gun else 0)

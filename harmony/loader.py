@@ -558,6 +558,10 @@ def scan_folder(root: str | os.PathLike, limit: int | None = None) -> FolderScan
     is not UTF-8 is an error (a site cannot name it), though the file is read. A symlinked
     file is read, as any file.
 
+    Files and folders whose names start with a dot are not rules, and are not walked: a
+    harmony at the top of its repository holds ``.github/workflows/*.yml`` (``harmony
+    init`` writes one) and perhaps ``.pre-commit-config.yaml``, a ``.venv`` or ``.git``.
+
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as d:
     ...     (Path(d) / "a.yaml").write_text("sources: []\n")
@@ -585,6 +589,8 @@ def scan_folder(root: str | os.PathLike, limit: int | None = None) -> FolderScan
             continue
         subfolders = []
         for entry in entries:
+            if entry.name.startswith("."):  # not rules: .github/workflows, .venv, .git
+                continue
             seen += 1
             if seen > scan.limit:
                 scan.complete = False

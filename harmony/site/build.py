@@ -39,6 +39,7 @@ from pathlib import Path
 
 from ..check import check_path
 from ..diagnostics import Report
+from ..trust import Trust
 from . import explorer, generate
 
 CACHE = ".harmony-cache"
@@ -235,10 +236,12 @@ def _default_collection() -> Iterator[None]:
 
 
 def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
-               site_dir: Path = generate.SITE, cache: str | os.PathLike | None = None) -> BuildResult:
+               site_dir: Path = generate.SITE, cache: str | os.PathLike | None = None,
+               trust: Trust | None = None) -> BuildResult:
     """Build the site of ``rules`` into ``out``; raises :class:`BuildError` on rule errors.
 
-    ``cache`` defaults to :func:`cache_dir` of ``out``.
+    ``cache`` defaults to :func:`cache_dir` of ``out``; ``trust`` (default: as the
+    environment says, :meth:`Trust.of`) whether the clause examples may run.
     """
     start = time.perf_counter()
     model, report = check_path(rules)
@@ -251,11 +254,11 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
     out.parent.mkdir(parents=True, exist_ok=True)
     with locked(cache_path, out, status):
         recover(out)
-        return _build(model, out, cache_path, status, site_dir, start, rules)
+        return _build(model, out, cache_path, status, site_dir, start, rules, trust)
 
 
 def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
-           rules) -> BuildResult:
+           rules, trust: Trust | None = None) -> BuildResult:
     from sphinx.application import Sphinx
     from sphinx.util.console import nocolor
     from sphinx.util.docutils import docutils_namespace, patch_docutils
@@ -267,7 +270,7 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
         for sub in ("html", "doctrees"):
             shutil.rmtree(cache / sub, ignore_errors=True)
     extras = generate.extra_pages(model)
-    files = generate.pages(model, site_dir, extras)
+    files = generate.pages(model, site_dir, extras, trust)
     staged = generate.stage(files, cache / "src", site_dir)
     _touch_changed(cache / "src", cache / "src-hashes.json")
     generated = time.perf_counter()

@@ -4,6 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+from .. import trust
 from ..usage import UsageError, rules_arg
 
 DEFAULT_OUT = Path("build") / "site"
@@ -13,6 +14,7 @@ def _site_args(p):
     p.add_argument("path", nargs="?", help="a rules_data folder (default: the shipped rules_data)")
     p.add_argument("--out", default=str(DEFAULT_OUT),
                    help="output folder (default: build/site under the current folder)")
+    trust.add_argument(p)
 
 
 def build_args(p):
@@ -35,8 +37,9 @@ def _folder(value: str | None) -> Path:
 def run_build(args) -> int:
     from .build import BuildError, build_site
     rules = _folder(args.path)
+    may = trust.Trust.of(args.untrusted)
     try:
-        res = build_site(rules, Path(args.out))
+        res = build_site(rules, Path(args.out), trust=may)
     except BuildError as e:
         if e.report is not None:
             for d in e.report.sorted():
@@ -49,6 +52,8 @@ def run_build(args) -> int:
           f"in {res.seconds:.1f}s" + (f", {len(res.warnings)} warning(s)" if res.warnings else ""))
     print(f"the site is in {res.out}/ (open {res.index})")
     print(res.explorer)
+    if not may.runs_code:
+        print(f"{may.note}: the rule coverage page marks them {may.mark}")
     pdf = res.out / "print" / "harmony-cards.pdf"
     if pdf.is_file():
         print(f"the rule cards are in {pdf}")
@@ -75,4 +80,5 @@ def run_serve(args) -> int:
     from .serve import serve
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port}: use 0 to 65535")
-    return serve(_folder(args.path), Path(args.out).resolve(), args.port)
+    return serve(_folder(args.path), Path(args.out).resolve(), args.port,
+                 trust=trust.Trust.of(args.untrusted))

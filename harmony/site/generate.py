@@ -41,6 +41,7 @@ import jinja2
 from .. import cards, coverage, explorer, resources, scenario
 from ..diagnostics import NOT_TEXT
 from ..model import Citation, Model
+from ..trust import Trust
 from . import views
 from .comparison import comparison_view, quoting
 from .figures import referee_figures, scenario_figures, step_list, unit_name
@@ -129,11 +130,13 @@ def scenario_view(model: Model, sid: str) -> dict:
     return view
 
 
-def coverage_view(model: Model) -> list[dict]:
+def coverage_view(model: Model, trust: Trust | None = None) -> list[dict]:
     """The rule-coverage page (:mod:`harmony.coverage`): per rulebook, each played cell and
-    what exercises it, each scenario and clause example named once with its rulesets."""
+    what exercises it, each scenario and clause example named once with its rulesets; when
+    ``trust`` forbids running the examples, each cell only they might exercise says so
+    (``not_run``: the mark to show)."""
     out = []
-    cov = coverage.coverage_of(model)
+    cov = coverage.coverage_of(model, trust)
     for key, rows in cov.sources.items():
         t = cov.totals(key)
         src = model.sources.get(key)
@@ -149,9 +152,13 @@ def coverage_view(model: Model) -> list[dict]:
                     for (kind, uid), rulesets in sorted(by.items(), key=lambda kv: (kv[0][0] != "scenario", kv[0]))]
             cells.append({"cell": c.id, "status": c.cell.status, "parameters": sorted(c.cell.params),
                           "state": c.state, "reason": c.reason, "uses": uses})
+        unknown = (f", {t['not-run']} not known: clause examples {cov.trust.mark}"
+                   if t.get("not-run") else "")
         out.append({"key": key, "title": f"{src.title if src else key} ({key})", "cells": cells,
+                    "not_run": cov.trust.mark,
                     "summary": f"{len(rows)} rules: {t['exercised']} exercised, {t['reasoned']} "
-                               f"not exercised for a stated reason, {t['missing']} not exercised."})
+                               f"not exercised for a stated reason, {t['missing']} not exercised"
+                               f"{unknown}."})
     return out
 
 
@@ -208,8 +215,10 @@ def ruleset_label(model: Model, ruleset: str) -> str:
 
 
 # ------------------------------------------------------------------ pages
-def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None) -> dict[str, str]:
-    """Every generated source file: relative path -> text (``extras``: :func:`extra_pages`)."""
+def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None,
+          trust: Trust | None = None) -> dict[str, str]:
+    """Every generated source file: relative path -> text (``extras``: :func:`extra_pages`;
+    ``trust``: whether the clause examples may run, :mod:`harmony.trust`)."""
     env = environment()
     out: dict[str, str] = {}
     topics = [views.topic_view(model, t) for t in model.topics_in_order()]
@@ -245,7 +254,8 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None) -> di
         differences=views.differences_view(model), **ctx)
     out["glossary.rst"] = env.get_template("glossary.rst.j2").render(
         terms=views.glossary_view(model), **ctx)
-    out["coverage.rst"] = env.get_template("coverage.rst.j2").render(rulebooks=coverage_view(model), **ctx)
+    out["coverage.rst"] = env.get_template("coverage.rst.j2").render(
+        rulebooks=coverage_view(model, trust), not_run=(trust or Trust.of()).mark, **ctx)
     for name, page in extras.items():
         out[f"{name}.rst"] = env.get_template("extra.rst.j2").render(page=page, **ctx)
     out[f"{FRAGMENTS}/contents.inc"] = env.get_template("contents.inc.j2").render(**ctx)
