@@ -314,6 +314,11 @@ def validate_items(doc: Document) -> tuple[Report, set]:
         return report, broken
     seen = set()
     errors = [x for e in validator().iter_errors(data) for x in _expand(e)]
+    # a mapping with a key its schema does not know: that key is the problem (an unknown
+    # question, say), not the key that one of the shapes it may take would want
+    unknown = {tuple(e.absolute_path) for e in errors if e.validator == "additionalProperties"}
+    errors = [e for e in errors if not (e.validator == "required" and e.parent is not None
+                                        and tuple(e.absolute_path) in unknown)]
     for err in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
         path = tuple(err.absolute_path)
         broken.add(path[:2] if len(path) >= 2 and isinstance(path[1], int) else path[:1])

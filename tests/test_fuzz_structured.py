@@ -41,7 +41,7 @@ from harmony import cli
 from harmony.check import check_path
 from harmony.fmt import fmt_path
 from harmony.loader import plain, read_text
-from harmony.scenario import ScenarioError, run_scenario
+from harmony.games.panzerblitz.scenario import ScenarioError, run_scenario
 
 from harmony.diagnostics import NOT_TEXT
 from strategies import RULES, broken_folders, commented, renamed_folders, texts_of, valid_folders

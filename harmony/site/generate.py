@@ -38,13 +38,12 @@ from pathlib import Path
 
 import jinja2
 
-from .. import cards, coverage, explorer, resources, scenario
+from .. import cards, coverage, game, resources
 from ..diagnostics import NOT_TEXT
 from ..model import Citation, Model
 from ..trust import Trust
 from . import views
 from .comparison import comparison_view, quoting
-from .figures import referee_figures, scenario_figures, step_list, unit_name
 
 TEMPLATES = resources.templates() / "site"
 SITE = resources.site_sources()
@@ -113,20 +112,21 @@ def scenario_view(model: Model, sid: str) -> dict:
     d = sc.data
     rulesets = list(d.get("rulesets") or [])
     doc = views.scenario_doc(sid)
+    result = game.played(model, sid)
+    played_by = game.scenario_game(model, sc)
+    drawn = played_by.draw(sc, result) if played_by.draw is not None else {}
     view = {"id": sid, "doc": doc, "title": sc.title,
             "summary": d.get("summary"), "isolates": d.get("isolates"),
             "cite": views.cite_view(model, _cite(d["cite"])) if isinstance(d.get("cite"), dict) else None,
             "clauses": [c for c in d.get("clauses") or [] if isinstance(c, str) and ID.match(c)],
             "used_by": sorted(c.id for c in model.clauses.values() if sid in c.scenarios),
-            "rulesets": rulesets, "steps": step_list(sc),
-            "names": {str(u.get("id")): unit_name(u) for u in d.get("units") or [] if isinstance(u, dict)}}
-    result = scenario.played(model, sid)
-    boards = [fig for name in rulesets for fig in referee_figures(sc, result.snapshots.get(name, []))]
-    view["figures"] = scenario_figures(sc) + boards
-    view["referee_boards"] = bool(boards)
+            "rulesets": rulesets, "steps": drawn.get("steps", []), "names": drawn.get("names", {})}
+    view["figures"] = drawn.get("figures", [])
+    view["referee_boards"] = bool(drawn.get("referee_boards"))
     view["matrix"] = outcome_matrix(model, result)
     # the explorer page is at the site's root: relative to this page
-    view["explorer"] = "../" * doc.count("/") + explorer.link_of(model, sid)
+    view["explorer"] = ("../" * doc.count("/") + played_by.explorer.link_of(model, sid)
+                        if played_by.explorer is not None else None)
     return view
 
 
@@ -219,6 +219,7 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None,
           trust: Trust | None = None) -> dict[str, str]:
     """Every generated source file: relative path -> text (``extras``: :func:`extra_pages`;
     ``trust``: whether the clause examples may run, :mod:`harmony.trust`)."""
+    game.trusting(model, trust)
     env = environment()
     out: dict[str, str] = {}
     topics = [views.topic_view(model, t) for t in model.topics_in_order()]

@@ -22,9 +22,8 @@ from typing import Any
 from .. import paramtypes
 from ..markup import marks, render_value
 from ..model import Cell, Citation, Clause, Model, Source, Topic
-from ..ruleset import OPTIONAL, Ruleset, RulesetError
+from ..ruleset import OPTIONAL, Ruleset, RulesetError, ruleset_for
 from ..rulings import ruling_word  # noqa: F401 (the examples' pages read it here)
-from ..scenario import ruleset_for
 from .tables import cited_tables, mark_values, table_view
 
 #: Where a revision's own order puts each row (its papers read rule, eligibility,
