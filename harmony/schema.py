@@ -263,6 +263,9 @@ def _message(e: jsonschema.ValidationError, data: Any) -> tuple[str, str, bool]:
                 "schema-pattern", True)
     if v == "minLength":
         return f"{where} is empty: write the text or remove the key", "schema-empty", False
+    if v == "maxLength":
+        return (f"{where} is too long ({len(inst):,} characters; at most {e.validator_value}: it "
+                "names pages and files): shorten it", "schema-too-long", False)
     if v == "minItems":
         return f"{where} is an empty list: give at least {e.validator_value} item(s)", "schema-empty", False
     if v == "maxItems" and isinstance(inst, list):

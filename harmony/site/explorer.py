@@ -39,6 +39,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import game, resources
+from ..diagnostics import printable_name
 from ..loader import yaml_files
 from ..model import Model
 from .views import anchor_of, topic_doc
@@ -179,7 +180,8 @@ def python_zip(rules: str | os.PathLike) -> bytes:
     entries["lib/rpds/__init__.py"] = (Path(__file__).parent / "purerpds.py").read_bytes()
     root = Path(rules)
     for p in yaml_files(root):
-        entries[f"rules_data/{p.relative_to(root).as_posix()}"] = p.read_bytes()
+        # a name that is not UTF-8 (harmony check refuses it) shown escaped: a zip entry's name is text
+        entries[f"rules_data/{printable_name(p.relative_to(root).as_posix())}"] = p.read_bytes()
     return _zip_bytes(entries)
 
 

@@ -18,6 +18,13 @@ A \\`title\\`
 ===========
 >>> data({"text": "é\\u2028<"})
 '{"text":"\\\\u00e9\\\\u2028<"}'
+
+Neither way lets through a character that is not text (a control character but tab
+and newline, a lone surrogate: :data:`harmony.diagnostics.NOT_TEXT`): ``harmony check``
+refuses them in rules_data, and what is written here has each replaced by U+FFFD:
+
+>>> data({"text": "a\\x00b\\x1b[31m\\udc80"}), "\\x07" in rst_escape("a\\x07b")
+('{"text":"a\\\\ufffdb\\\\ufffd[31m\\\\ufffd"}', False)
 """
 from __future__ import annotations
 
@@ -32,6 +39,7 @@ from pathlib import Path
 import jinja2
 
 from .. import cards, coverage, game, resources
+from ..diagnostics import NOT_TEXT
 from ..model import Citation, Model
 from ..trust import Trust
 from . import views
@@ -50,10 +58,30 @@ ID = re.compile(r"^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*$")
 _SPECIAL = re.compile(r"([^\w\s])", re.ASCII)
 
 
+def text_only(text: str) -> str:
+    """``text`` with each character that is not text replaced by U+FFFD.
+
+    >>> text_only("tab\\tnew\\nline kept, \\x00 and \\x1b not")
+    'tab\\tnew\\nline kept, \\ufffd and \\ufffd not'
+    """
+    return NOT_TEXT.sub("\ufffd", text) if NOT_TEXT.search(text) else text
+
+
+def _text_only(value):
+    """:func:`text_only` of every text inside ``value`` (dicts, lists, scalars)."""
+    if isinstance(value, str):
+        return text_only(value)
+    if isinstance(value, dict):
+        return {_text_only(k): _text_only(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_text_only(v) for v in value]
+    return value
+
+
 def rst_escape(text) -> str:
     """Inline reST that shows ``text`` literally: every punctuation mark backslash-escaped,
     line breaks turned to spaces."""
-    flat = " ".join(str(text).split())
+    flat = " ".join(text_only(str(text)).split())
     return _SPECIAL.sub(r"\\\1", flat)
 
 
@@ -65,7 +93,7 @@ def heading(text, char: str = "=") -> str:
 
 def data(value) -> str:
     """One line of ASCII JSON, sorted keys: the content of a ``harmony-*`` directive."""
-    return json.dumps(value, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+    return json.dumps(_text_only(value), ensure_ascii=True, sort_keys=True, separators=(",", ":"))
 
 
 @functools.cache
@@ -257,7 +285,7 @@ def extra_pages(model: Model) -> dict[str, dict]:
     sets = cards.rules_with_cards(model)
     names = ", ".join(model.sources[k].title for k in sets) if sets else ""
     out["cards"] = {"title": "Printable rule cards", "file": "print/cards.html",
-                    "html": cards.render_html(model, sets),
+                    "html": text_only(cards.render_html(model, sets)),
                     "intro": "The rules as short cards, one per cell that has a card, laid "
                              "out for printing and cutting"
                              + (f": a set for each of {names}." if names else ".")}
@@ -266,7 +294,7 @@ def extra_pages(model: Model) -> dict[str, dict]:
     except cards.CardOverflow:   # harmony check has reported it; no PDF then
         printed = []
     if printed:
-        out["cards"]["pdf"] = {"file": "print/harmony-cards.pdf", "html": html,
+        out["cards"]["pdf"] = {"file": "print/harmony-cards.pdf", "html": text_only(html),
                                "write": cards.write_pdf}
     return out
 
@@ -371,7 +399,7 @@ def stage(files: dict[str, str], dest: Path, site_dir: Path = SITE,
     that changed; files no longer generated are removed.
     """
     dest.mkdir(parents=True, exist_ok=True)
-    wanted: dict[str, bytes] = {rel: text.encode("utf-8") for rel, text in files.items()}
+    wanted: dict[str, bytes] = {rel: text_only(text).encode("utf-8") for rel, text in files.items()}
     for name, p in hand_pages(model or Model(), site_dir).items():
         if name not in wanted:
             wanted[name] = p.read_bytes()
