@@ -123,3 +123,23 @@ def test_diff_finds_a_harmony_at_the_top_of_its_repository(tmp_path):
     assert res.returncode == 0, res.stderr
     assert "score.pair-bonus" in res.stdout
     assert re.search(r"rulings: [1-9]\d* changed", res.stdout), res.stdout
+
+
+def test_build_and_cards_run_in_the_harmony_s_folder_write_its_ignored_build_folder(tmp_path):
+    """A harmony at the top of its repository, the commands run in it with no path: they
+    write to ./build (the rules folder's one folder harmony may write into, which the
+    starter's .gitignore keeps out of git), and any other folder inside it stays refused."""
+    repo = tmp_path / "repo"
+    create(repo, "dice")
+    subprocess.run(["git", "init", "-q"], cwd=repo, check=True)
+    res = run("harmony", "build", cwd=repo)
+    assert res.returncode == 0, res.stderr
+    assert (repo / "build" / "site" / "index.html").is_file()
+    res = run("harmony", "cards", cwd=repo)
+    assert res.returncode == 0, res.stderr
+    assert (repo / "build" / "cards.pdf").read_bytes().startswith(b"%PDF")
+    status = subprocess.run(["git", "status", "--porcelain", "--ignored"], cwd=repo, check=True,
+                            capture_output=True, text=True).stdout.splitlines()
+    assert "!! build/" in status and not [s for s in status if s.startswith("??") and "build" in s]
+    res = run("harmony", "build", "--out", "site", cwd=repo)
+    assert res.returncode == 2 and "it is inside the rules folder" in res.stderr, res.stderr
