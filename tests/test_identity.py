@@ -110,8 +110,12 @@ def test_identity_reaches_the_configuration_and_the_pages(tmp_path):
                   "  repository: https://example.org/des.git\n  language: fr\n", text)
     src.write_text(text, "utf-8")
     (rules / "pages").mkdir()
-    (rules / "pages" / "about.rst").write_text("About us\n========\n\nA page of our own.\n", "utf-8")
-    build_site(rules, tmp_path / "site")
+    (rules / "pages" / "about.rst").write_text("About us\n========\n\nA page of our own.\n\n"
+                                               "See :doc:`nowhere`.\n", "utf-8")
+    res = build_site(rules, tmp_path / "site")
+    # a warning in a page of its own names that page, not its staged copy
+    assert [w for w in res.warnings if w.startswith(f"{rules / 'pages' / 'about.rst'}:6: WARNING: "
+                                                     "unknown document")], res.warnings
     index = (tmp_path / "site" / "index.html").read_text("utf-8")
     assert '<html lang="fr"' in index
     assert "<title>Les dés &#8212; Les dés</title>" in index
