@@ -114,6 +114,12 @@ def test_the_wheel_holds_the_code_templates_site_sources_schema_and_starter(whee
     starter = {p.relative_to(ROOT).as_posix() for p in (ROOT / "harmony" / "starter").rglob("*.y*ml")}
     assert "harmony/starter/.github/workflows/harmony.yml" in starter      # the CI workflow
     assert starter and starter <= names
+    from harmony.init import starter_files
+    from harmony.resources import STARTERS
+    for name, folder in STARTERS.items():       # every file init copies, .gitignore and game module too
+        shipped = {f"harmony/{folder}/{p.as_posix()}" for p in starter_files(name)}
+        assert f"harmony/{folder}/.gitignore" in shipped and shipped <= names, name
+    assert "harmony/starter_dice/tumble.py" in names
     assert not {n for n in names if n.startswith(("tests/", "rules_data/", "templates/", "site/"))}
 
 
