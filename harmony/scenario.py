@@ -43,11 +43,11 @@ from .diagnostics import Diagnostic, Pos, Report
 from .engine import EngineError, Game
 from .hexgrid import Hex, adjacent
 from .los import has_los
-from . import playcache
+from . import paramtypes, playcache
 from .model import Model, Scenario
 from .barriers import rule_on
 from .referee import Intent, OrderError, Referee
-from .ruleset import Ruleset, RulesetError
+from .ruleset import Ruleset, RulesetError, Setting
 from .rulings import Ruling, Why
 from .steps import (Ask, CanFire, Dispersal, End, Expectation, Face, Fire, Interdiction, Los,
                     Markers, Move, OpFire, Orders, ParsedSteps, Spotted, Step, Stop, Unloaded,
@@ -236,6 +236,8 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
     result.snapshots[name] = snaps
     try:
         rs = ruleset_for(model, name)
+        if _wrong_values(model, sc, name, rs, parsed, result):
+            return
         start = data["start"]
         game = Game.from_data(rs, data["map"], data["units"], start["side"], start["phase"],
                               start.get("turn", 1))
@@ -298,6 +300,39 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
                                             "scenario-step"))
         snap["log"] = game.log[log_start:]
         snaps.append(snap)
+
+
+def wrong_settings(model: Model, rs: Ruleset) -> list[tuple[Setting, Pos, str]]:
+    """The settings of ``rs`` whose value does not fit its parameter's type (text where a
+    number belongs...), each with where the value is written and why it does not fit
+    (:func:`harmony.paramtypes.wrong_values`); ``harmony check`` reports each at that place."""
+    values = {n: s.value for n, s in rs.settings.items() if not s.unset}
+    out = []
+    for pname, why in sorted(paramtypes.wrong_values(model.parameters, values).items()):
+        s = rs.settings[pname]
+        if s.set_by_cell and s.at is not None:
+            pos = s.at.pos("params", pname)
+        else:
+            pos = model.parameters[pname].pos("default")
+        out.append((s, pos, why))
+    return out
+
+
+def _wrong_values(model: Model, sc: Scenario, name: str, rs: Ruleset, parsed: ParsedSteps,
+                  result: ScenarioResult) -> bool:
+    """Refuse to play ``sc`` under a ruleset holding a value of the wrong type (the engine
+    would compute with it): one ``scenario-parameter`` error, and every question unanswered."""
+    wrong = wrong_settings(model, rs)
+    if not wrong:
+        return False
+    listed = "; ".join(f"'{s.name}' at {pos}: {why}" for s, pos, why in wrong)
+    result.errors.append(Diagnostic(sc.pos("rulesets"), "error", f"scenario {sc.id}, {name}: not "
+                                    f"played, since the ruleset holds values of the wrong type: {listed}",
+                                    "scenario-parameter"))
+    for step in parsed.steps:
+        for exp in step.expect:
+            _row(result, name, step, exp, None, "not played: a parameter value of the wrong type")
+    return True
 
 
 def _at(pos: Pos, call, *args):
