@@ -1,0 +1,192 @@
+"""The text scanners read any text in one pass: clause markup (:mod:`harmony.markup`) and
+numbers in prose (:mod:`harmony.numbers`).
+
+20,000 ``[[`` in one text took the markup scanner more than a minute (its expression ran
+from every ``[[`` to the next ``]``), and 950 KB of ``'half '`` took the number scanner 18
+minutes (it read the whole text before each fraction word again). Each scanner now gives
+its answer on a megabyte of each hostile text here (the old ones would not finish), the
+text it reads is counted (a bounded number of characters per character of input), and
+its answers are those of the expressions that define it, on texts drawn at random.
+Speed is measured by ``bench/hostile_text.py``, never asserted here.
+"""
+from __future__ import annotations
+
+import re
+from fractions import Fraction
+
+from hypothesis import given, settings, strategies as st
+
+from harmony import markup, numbers
+from harmony.markup import MARK, Mark, iter_marks, marks, plain_text
+from harmony.numbers import numbers_in
+
+MB = 1_000_000
+
+
+# ------------------------------------------------------------------ markup
+
+def by_expression(text: str) -> list[Mark]:
+    """The marks as :data:`harmony.markup.MARK` defines them (slow on hostile text)."""
+    out = []
+    for m in MARK.finditer(text):
+        if m.group("term"):
+            out.append(Mark("term", (m.group("target") or m.group("term")).strip(),
+                            m.group("term").strip(), m.start(), m.end()))
+        else:
+            kind = "footnote" if m.group("fn") else "table" if m.group("table") else "param"
+            target = m.group("fn") or m.group("table") or m.group("param")
+            out.append(Mark(kind, target, target, m.start(), m.end()))
+    return out
+
+
+PIECES = ["[[", "]]", "[", "]", "|", "[^", "{{", "}}", " ", "a", "b c", "x.y", "-", "/", "table:",
+          "\n", "1", "^", "{", "}", "[[woods]]", "{{ drm }}", "[^n-1]", "{{ table:t/r/c }}"]
+
+
+@given(st.lists(st.sampled_from(PIECES), max_size=25).map("".join))
+@settings(max_examples=2000, deadline=None, derandomize=True, database=None)
+def test_marks_are_those_of_the_expression(text):
+    assert list(iter_marks(text)) == by_expression(text)
+
+
+class Reads:
+    """Counts the characters the markup scanner's searches for ``]`` and ``|`` read (from where
+    each starts to what it finds, or to the end of the text)."""
+
+    def __init__(self, monkeypatch):
+        self.chars = 0
+        reads, init = self, markup._Next.__init__
+
+        class Counted:
+            def __init__(self, pattern):
+                self.pattern = pattern
+
+            def search(self, text, i):
+                m = self.pattern.search(text, i)
+                reads.chars += (m.start() if m else len(text)) - i
+                return m
+
+        def counted(nxt, text, chars):
+            init(nxt, text, chars)
+            nxt.pattern = Counted(nxt.pattern)
+        monkeypatch.setattr(markup._Next, "__init__", counted)
+
+
+HOSTILE_MARKUP = {
+    "open links": "[[" * (MB // 2),
+    "open links with a target": "[[a|" * (MB // 4),
+    "links closed once": "[[a " * (MB // 4) + "]]",
+    "open marks": "{{ " * (MB // 3),
+    "open footnotes": "[^" * (MB // 2),
+    "long link": "[[" + "a" * MB + "]]",
+}
+
+
+def test_a_megabyte_of_each_hostile_text_is_read_once(monkeypatch):
+    reads = Reads(monkeypatch)
+    for name, text in HOSTILE_MARKUP.items():
+        reads.chars = 0
+        found = marks(text)
+        assert reads.chars <= 2 * len(text) + 10, (name, reads.chars)
+        if name == "links closed once":
+            # the first [[ reaches the only ]]: one link, of every word between
+            assert [(m.kind, m.start, m.end) for m in found] == [("term", 0, len(text))]
+            assert found[0].target == text[2:-2].strip()
+        elif name == "long link":
+            assert [(m.kind, m.target) for m in found] == [("term", "a" * MB)]
+        else:
+            assert found == [], name
+
+
+def test_marks_among_a_megabyte_of_open_links_are_all_found():
+    text = ("[[" * 1000 + "[[woods]] at {{ opfire.drm }}[^rev-4] ") * 400
+    assert len(text) > 800_000
+    found = marks(text)
+    assert len(found) == 1200
+    assert [m.kind for m in found[:3]] == ["term", "param", "footnote"]
+    assert found[0].target == "[[" * 1000 + "woods"
+    shown = plain_text(text[:5000], {"opfire.drm": 1}, {"opfire.drm": "modifier"})
+    assert "+1" in shown
+
+
+# ------------------------------------------------------------------ numbers
+
+class Sliced(str):
+    """A text that counts the characters its slices copy (the number scanner's old way of
+    reading the text before and after each number)."""
+
+    copied = 0
+
+    def __getitem__(self, key):
+        part = str.__getitem__(self, key)
+        if isinstance(key, slice):
+            Sliced.copied += len(part)
+        return part
+
+
+HOSTILE_NUMBERS = {
+    "half": ("half ", Fraction(1, 2)),
+    "a half": ("a half ", Fraction(1, 2)),
+    "a third": ("a third ", Fraction(1, 3)),
+    "once": ("once a turn ", Fraction(1)),
+    "one-": ("one-", None),
+    "plus one": ("plus one ", Fraction(1)),
+    "+1": ("+1 ", Fraction(1)),
+}
+
+
+def test_hostile_number_words_are_read_once():
+    """A tenth of a megabyte each (counting every slice is slow; the old scanner copied the
+    whole text before each number: 5 GB for the first of these)."""
+    size = MB // 10
+    for name, (piece, value) in HOSTILE_NUMBERS.items():
+        text = Sliced(piece * (size // len(piece)))
+        Sliced.copied = 0
+        found = numbers_in(text)
+        assert Sliced.copied <= 100 * len(text), (name, Sliced.copied)
+        if value is not None:
+            assert len(found) == size // len(piece) and {n.value for n in found} == {value}, name
+
+
+def test_a_megabyte_of_half_gives_every_half():
+    text = "half " * (MB // 5)
+    found = numbers_in(text)
+    assert len(found) == MB // 5
+    assert all(n.kind == "fraction" and n.value == Fraction(1, 2) and n.text == "half" for n in found)
+    assert [n.start for n in found[:3]] == [0, 5, 10]
+
+
+def test_a_slashed_date_is_no_number():
+    """2013/04/05 and 1/2/3 name no share (they used to stop the scanner)."""
+    assert numbers_in("the errata of 2013/04/05, 1/2/3 and 1/2") == \
+        [numbers.Number("fraction", Fraction(1, 2), "1/2", 36, 39)]
+
+
+WORDS = ["half", "a", "an", "A", "one", "two", "once", "at", "of", "quarter", "third", "thirds",
+         "plus", "minus", "+1", "-2", "1/2", "1/0", "50%", "\u00bd", "hex", "hexes", "figure",
+         "range", "allowance", "no", "the", "per", "phase", "(", ")", ".", ",", "-", '"',
+         "\u2033", "x", "1970", "3-1", "v0.1", "inches", "turn", "w" * 50]
+
+
+def old_article(text: str, i: int) -> int | None:
+    """The article before a fraction word as the scanner first found it (from the text's start)."""
+    m = re.search(r"\b(an?)[ \t\n\-]+$", text[:i], re.IGNORECASE)
+    return m.start(1) if m else None
+
+
+def old_next_word(text: str, i: int) -> str:
+    m = re.compile(r"[A-Za-z][A-Za-z'\-]*").match(text[i:].lstrip(" \t\n-"))
+    rest = text[i:].lstrip(" \t\n")
+    if rest.startswith('"') or rest.startswith("\u2033"):
+        return "inches"
+    return m.group(0).lower() if m else ""
+
+
+@given(st.lists(st.tuples(st.sampled_from(WORDS), st.sampled_from([" ", "", "-", "\n", " - ", "  "])),
+                max_size=14).map(lambda ws: "".join(w + s for w, s in ws)))
+@settings(max_examples=800, deadline=None, derandomize=True, database=None)
+def test_the_readers_around_a_number_answer_as_before(text):
+    for i in range(len(text) + 1):
+        assert numbers._article(text, i) == old_article(text, i), (text, i)
+        new, old = numbers._next_word(text, i), old_next_word(text, i)
+        assert new == old or (len(old) > 41 and new == old[:41]), (text, i)
