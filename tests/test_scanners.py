@@ -190,3 +190,41 @@ def test_the_readers_around_a_number_answer_as_before(text):
         assert numbers._article(text, i) == old_article(text, i), (text, i)
         new, old = numbers._next_word(text, i), old_next_word(text, i)
         assert new == old or (len(old) > 41 and new == old[:41]), (text, i)
+
+
+# ------------------------------------------------------------------ fmt's flow comments
+
+@st.composite
+def nested_spans(draw):
+    """Spans of flow collections on one line as a bracket text makes them (nested or apart)."""
+    text = draw(st.lists(st.sampled_from(["[", "]", "x"]), max_size=40).map("".join))
+    spans, stack = [], []
+    for i, ch in enumerate(text):
+        if ch == "[":
+            stack.append((0, i))
+        elif ch == "]" and stack:
+            spans.append((stack.pop(), (0, i)))
+    return spans, len(text)
+
+
+@given(nested_spans())
+@settings(max_examples=500, deadline=None, derandomize=True, database=None)
+def test_a_comment_is_inside_a_flow_collection_as_when_each_was_compared(drawn):
+    from harmony import fmt
+    spans, size = drawn
+    outer = fmt._outermost(spans)
+    starts = [a for a, _ in outer]
+    for col in range(size + 1):
+        where = (0, col)
+        assert fmt._inside(where, outer, starts) == any(a < where < b for a, b in spans)
+
+
+def test_fmt_keeps_thousands_of_flow_comments_each_on_its_item():
+    from harmony.fmt import formatted
+    from harmony.loader import read_text
+    terms = "".join(f"  - term: term {i}\n    aliases: [alias {i} a,  # why {i}\n      alias {i} b]\n"
+                    f"    definition: Term {i}.\n" for i in range(3000))
+    doc = read_text("glossary.yaml", "glossary:\n" + terms)
+    out = formatted(doc)
+    assert out.count("  # why ") == 3000
+    assert "      - alias 1234 a  # why 1234\n      - alias 1234 b\n" in out
