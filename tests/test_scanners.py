@@ -228,3 +228,62 @@ def test_fmt_keeps_thousands_of_flow_comments_each_on_its_item():
     out = formatted(doc)
     assert out.count("  # why ") == 3000
     assert "      - alias 1234 a  # why 1234\n      - alias 1234 b\n" in out
+
+
+# ------------------------------------------------------------------ names in a file that does not parse
+
+OLD_NAMED = re.compile(r"^[ \t]*(?:-[ \t]+)?\{?[ \t]*(?:id|key|name|term)[ \t]*:[ \t]*"
+                       r"['\"]?([^'\"#,{}\n]+?)['\"]?[ \t]*(?:[,}#]|$)", re.M)
+OLD_ALIASES = re.compile(r"^[ \t]*(?:-[ \t]+)?\{?[ \t]*aliases[ \t]*:[ \t]*(.*)$", re.M)
+
+
+def old_names(text: str) -> set[str]:
+    """names_in_text as its expressions first read the text (slow on hostile text)."""
+    from harmony.loader import _ITEM, _term_name
+    found = {m.group(1).strip().lower() if " " in m.group(1).strip() else m.group(1).strip()
+             for m in OLD_NAMED.finditer(text)}
+    bare = lambda v: _term_name(v.split(" #")[0].strip().strip("'\""))  # noqa: E731
+    for m in OLD_ALIASES.finditer(text):
+        rest = m.group(1).split(" #")[0].strip()
+        if rest.startswith("["):
+            body = text[m.start(1) + m.group(1).index("["):]
+            inner = body[1:body.find("]")] if "]" in body else body[1:]
+            values = [v for line in inner.split("\n") for v in line.split(" #")[0].split(",")]
+        elif rest:
+            values = [rest]
+        else:
+            values = []
+            for line in text[m.end():].split("\n")[1:]:
+                item = _ITEM.match(line)
+                if not item:
+                    if line.strip() and not line.strip().startswith("#"):
+                        break
+                    continue
+                values.append(item.group(1))
+        found |= {bare(v) for v in values if bare(v)}
+    return found
+
+
+NAME_PIECES = ["id", "key", "name", "term", "aliases", ":", " ", "  ", "\t", "-", "{", "}", "[", "]",
+               ",", "#", " #", "'", '"', "a", "b c", "\n", "\n  - ", "x"]
+
+
+@given(st.lists(st.sampled_from(NAME_PIECES), max_size=30).map("".join))
+@settings(max_examples=3000, deadline=None, derandomize=True, database=None)
+def test_names_in_a_broken_file_are_those_of_the_expressions(text):
+    from harmony.loader import _NAMED_VALUE, _named_value, names_in_text
+    assert names_in_text(text) == old_names(text)
+    line = text.split("\n")[0]
+    m = _NAMED_VALUE.match(line)
+    assert _named_value(line) == (m.group(1) if m else None)
+
+
+def test_names_in_a_megabyte_of_hostile_text():
+    """Each of these took the old expressions hours (a line of blanks: every split of it
+    between two runs of blanks; a list never closed: the rest of the text, once a line)."""
+    from harmony.loader import names_in_text
+    assert names_in_text(" " * MB + "x") == set()
+    assert names_in_text("id: a" + " " * MB + "b") == {"a" + " " * MB + "b"}
+    assert names_in_text("id: a" + " " * MB + ",") == {"a"}
+    assert names_in_text("aliases:\n" * (MB // 9)) == set()
+    assert names_in_text("aliases: [a\n" * (MB // 12)) == {"a", "aliases: [a"}
