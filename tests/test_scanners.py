@@ -287,3 +287,26 @@ def test_names_in_a_megabyte_of_hostile_text():
     assert names_in_text("id: a" + " " * MB + ",") == {"a"}
     assert names_in_text("aliases:\n" * (MB // 9)) == set()
     assert names_in_text("aliases: [a\n" * (MB // 12)) == {"a", "aliases: [a"}
+
+
+# ------------------------------------------------------------------ word diffs of long texts
+
+def test_a_word_diff_of_a_megabyte_in_another_order_is_whole():
+    """difflib's matcher on texts that repeat words grows with the cube of their length: past
+    a bound, the words both texts begin and end with are kept and the rest replaced whole."""
+    from harmony.diff.words import MATCHED_PAIRS, word_diff
+    old = " ".join(str(i % 100) for i in range(MB // 3))
+    last = old.split()[-1]
+    new = "start " + " ".join(reversed(old.split())) + " " + last
+    pieces = word_diff(old, new)
+    assert len(old.split()) * len(new.split()) > MATCHED_PAIRS
+    kept = lambda ops: " ".join(t for op, t in pieces if op in ops)  # noqa: E731
+    assert kept(("equal", "delete")) == old and kept(("equal", "insert")) == new
+    assert pieces[0][0] == "delete" and pieces[-1] == ("equal", last)
+
+
+def test_a_word_diff_within_the_bound_is_difflibs():
+    from harmony.diff.words import word_diff
+    old = "a quarter of its allowance, " * 300
+    new = old.replace("quarter", "third", 1)
+    assert word_diff(old, new)[:3] == [("equal", "a"), ("delete", "quarter"), ("insert", "third")]
