@@ -3,7 +3,7 @@
 
 Run from the top of a checkout:
 
-    python3 bench/hostile_text.py [--sizes 0.25,0.5,1] [--cases markup,numbers,loader,check,fmt]
+    python3 bench/hostile_text.py [--sizes 0.25,0.5,1] [--cases markup,numbers,loader,words,check,fmt]
                                   [--repeats 1]
 
 Every measurement is a new process (this script with ``--one``, or ``python3 -m harmony``),
@@ -19,6 +19,8 @@ with empty caches (``HARMONY_CACHE``, ``XDG_CACHE_HOME``). The inputs:
 * loader (:func:`harmony.loader.names_in_text`, run on a file that does not parse): a line
   of blanks, ``id: a`` followed by blanks, ``aliases:`` lines with nothing after them, and
   flow lists of aliases never closed;
+* words (:func:`harmony.diff.words.word_diff`, ``harmony diff`` of a clause text): a text of
+  words and the same words in the other order;
 * check: ``harmony check`` of the shipped rules plus one YAML file of that size (the
   shipped clauses again, ids renamed, ``bench/corpus.py``'s way), and of a starter harmony
   whose clause text is ``[[`` repeated;
@@ -54,6 +56,9 @@ SCANNERS = {
         "blank line": None, "id and blanks": None, "empty aliases": "aliases:\n",
         "open alias lists": "aliases: [a\n",
     },
+    "words": {
+        "other order": None,
+    },
 }
 
 
@@ -63,6 +68,8 @@ def scanner_input(group: str, case: str, size: int) -> str:
         return " " * size + "x"
     if case == "id and blanks":
         return "id: a" + " " * size + "b"
+    if case == "other order":
+        return " ".join(str(i % 100) for i in range(size // 3))
     assert piece is not None
     return piece * (size // len(piece))
 
@@ -73,6 +80,12 @@ def run_scanner(group: str, case: str, size: int) -> float:
         from harmony.markup import marks as call
     elif group == "numbers":
         from harmony.numbers import numbers_in as call  # type: ignore[assignment]
+    elif group == "words":
+        from harmony.diff.words import word_diff
+        other = " ".join(reversed(text.split()))
+        start = time.process_time()
+        word_diff(text, other)
+        return time.process_time() - start
     else:
         from harmony.loader import names_in_text as call  # type: ignore[assignment]
     start = time.process_time()
@@ -91,8 +104,8 @@ def big_yaml(size: int) -> str:
     inv = inventory(rules)
     clause_files = [p for p, kinds in inv["files"].items() if "clauses" in kinds]
     topics, clauses = [], []
-    total, k = 0, 1
-    while total < size:
+    total, k, full = len("topics:\nclauses:\n"), 1, False
+    while not full:
         k += 1
         rename = _renamer(inv, k)
         for item in _items(rename((rules / "topics.yaml").read_text("utf-8")), "topics"):
@@ -101,11 +114,12 @@ def big_yaml(size: int) -> str:
         for p in clause_files:
             for item in _items(rename(p.read_text("utf-8")), "clauses"):
                 item = re.sub(r"(?m)^    scenarios: \[[^\]]*\]\n", "", item)
+                if total + len(item) > size:
+                    full = True
+                    break
                 clauses.append(item)
                 total += len(item)
-                if total >= size:
-                    break
-            if total >= size:
+            if full:
                 break
     return "topics:\n" + "".join(topics) + "clauses:\n" + "".join(clauses)
 
@@ -127,12 +141,14 @@ def with_flow_comments(text: str) -> str:
 
 def check_folder(work: Path, case: str, size: int) -> list[str]:
     """The command measured for a ``check`` or ``fmt`` case, its inputs written in ``work``."""
+    size = min(size, FILE_LIMIT)
     if case in ("check: rules + big file", "fmt: big file", "fmt: flow comments"):
         folder = work / "rules_data"
         shutil.copytree(ROOT / "rules_data", folder)
         text = big_yaml(size)
         if case == "fmt: flow comments":
-            text = with_flow_comments(text)
+            text = with_flow_comments(text)[:FILE_LIMIT]
+            text = text[:text.rfind("\n  - id:")] + "\n"     # whole clauses, under the limit
         (folder / "big.yaml").write_text(text, "utf-8")
         if case.startswith("fmt"):
             return ["fmt", str(folder / "big.yaml"), "--check"]
@@ -144,11 +160,13 @@ def check_folder(work: Path, case: str, size: int) -> list[str]:
     t = p.read_text("utf-8")
     t = t.replace("text: A unit in [[woods]] may be fired on only while an undispersed enemy unit\n"
                   "          stands next to it. A dispersed neighbour does not count.",
-                  "text: '" + "[[" * (size // 2) + "'", 1)
+                  "text: '" + "[[" * ((size - len(t)) // 2) + "'", 1)
     p.write_text(t, "utf-8")
     return ["check", str(folder)]
 
 
+#: the largest file harmony reads is 1,000,000 bytes: the "1 MB" files are a little less
+FILE_LIMIT = 990_000
 COMMANDS = ["check: rules + big file", "check: [[ in a clause text", "fmt: big file",
             "fmt: flow comments"]
 
@@ -169,7 +187,7 @@ def measure(argv: list[str], env: dict) -> tuple[float, float, str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="0.25,0.5,1", help="sizes in MB")
-    ap.add_argument("--cases", default="markup,numbers,loader,check,fmt")
+    ap.add_argument("--cases", default="markup,numbers,loader,words,check,fmt")
     ap.add_argument("--repeats", type=int, default=1, help="runs of each (the least time is kept)")
     ap.add_argument("--one", nargs=3, metavar=("GROUP", "CASE", "BYTES"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)

@@ -543,11 +543,13 @@ def _aliases_in_text(text: str) -> set[str]:
     found: set[str] = set()
     bare = lambda v: _term_name(v.split(" #")[0].strip().strip("'\""))  # noqa: E731
     read_to: set[int] = set()       # the ends of the flow lists read whole
+    close = -2                      # the first ']' at or after the last list's start (-1: none)
     for m in _ALIASES.finditer(text):
         rest = m.group(1).split(" #")[0].strip()
         if rest.startswith("["):
             start = m.start(1) + m.group(1).index("[") + 1
-            close = text.find("]", start)
+            if close == -2 or 0 <= close < start:   # else the one found before is still the first
+                close = text.find("]", start)
             end = close if close >= 0 else len(text)
             if end in read_to:
                 # begun inside a list read already, to the same end: its lines after the
