@@ -99,6 +99,11 @@ def _mark_pos(obj, path: tuple, text: str, mark) -> Pos:
 
 
 def _duplicates(model: Model, report: Report) -> None:
+    again = model.identity_again
+    if again is not None:
+        report.error(again.pos(), "a second harmony: mapping (the first is at "
+                     f"{model.identity.pos()}): a harmony has one identity; merge them",
+                     "duplicate-id")
     for kind, first, dup in model.duplicates:
         name = getattr(dup, "id", None) or getattr(dup, "key", None) or getattr(dup, "name", None) \
             or getattr(dup, "term", "")

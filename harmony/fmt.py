@@ -36,6 +36,10 @@ from .schema import resolve as _resolve, schema, validate_items
 
 def _branch(s: dict, node) -> dict:
     s = _resolve(s)
+    if "if" in s and isinstance(node, dict):   # a hex scenario, or another game's
+        cond = s["if"].get("anyOf", [s["if"]])
+        hit = any(all(k in node for k in c.get("required", [])) for c in cond)
+        return _branch(s["then"] if hit else s.get("else", {}), node)
     for key in ("oneOf", "anyOf"):
         if key in s:
             for b in s[key]:
@@ -71,8 +75,9 @@ def order_keys(node, s: dict, trail: tuple = ()) -> None:
         props = s.get("properties", {})
         if props:
             keys = list(node)
-            known = [k for k in props if k in node]
-            new = known + [k for k in keys if k not in props]
+            last = s.get("x-last", [])      # after a game's own keys (a step's expect)
+            known = [k for k in props if k in node and k not in last]
+            new = known + [k for k in keys if k not in props] + [k for k in last if k in node]
             if new != keys:
                 _reorder(node, keys, new, trail)
         for k in list(node):

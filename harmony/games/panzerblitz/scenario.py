@@ -499,6 +499,12 @@ def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
     """
     d = sc.data
     err = lambda pos, msg, code: report.error(pos, f"scenario {sc.id}: {msg}", code)  # noqa: E731
+    lacking = [k for k in ("map", "units", "start") if k not in d]
+    if lacking:     # the schema read it as another game's scenario (harmony.game)
+        err(sc.pos(), f"lacks {', '.join(lacking)}: a scenario of the hex wargame has a map, "
+            "units and a start (the scenario format: scenarios.rst of the site)",
+            "schema-required")
+        return
     try:
         hexmap = HexMap.from_data(d["map"])
     except MapError as e:
