@@ -1,0 +1,66 @@
+"""``harmony rulebook``: one ruleset's full rules as a PDF to read or print.
+
+The output is checked before anything is rendered (a folder where a file is asked for, a
+read-only file or folder is a usage error); a folder the output needs is made, and the
+command says so.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from ..usage import UsageError, rules_arg
+from .render import PAPERS
+
+DEFAULT_OUT = "build/{key}-rulebook.pdf"
+
+
+def rulebook_args(p) -> None:
+    p.add_argument("key", metavar="KEY", help="the ruleset to print, by its source key (e.g. REV)")
+    p.add_argument("path", nargs="?", help="a rules_data folder (default: the shipped rules_data)")
+    p.add_argument("--paper", choices=tuple(PAPERS), default="a4",
+                   help="paper size (default a4)")
+    p.add_argument("--out", metavar="FILE",
+                   help="the PDF to write (default " + DEFAULT_OUT.format(key="KEY") + ")")
+
+
+def run_rulebook(args) -> int:
+    from ..cards.command import writable
+    from ..loader import load
+    from . import pdf_html, print_pdf, rulesets
+
+    given = rules_arg(args.path, folder=True)
+    out = Path(args.out or DEFAULT_OUT.format(key=args.key))
+    if out.suffix.lower() != ".pdf":
+        raise UsageError(f"--out {out} should name a .pdf file")
+    to_make = writable(out, "--out")
+    model, report = load(given.root)
+    if report.errors:
+        sys.stderr.write(report.to_text())
+        print(f"harmony rulebook: {given.root} has errors; fix them first (harmony check)",
+              file=sys.stderr)
+        return 1
+    if args.key not in model.sources:
+        raise UsageError(f"unknown ruleset {args.key} (known: {', '.join(model.sources)})")
+    if args.key not in rulesets(model):
+        print(f"harmony rulebook: {args.key} has no rules to print: none of its cells states a "
+              "rule (status rule, optional or tournament)", file=sys.stderr)
+        return 1
+    start = time.perf_counter()
+    pdf, pages = print_pdf(pdf_html(model, args.key, args.paper))
+    for folder in to_make:
+        if not folder.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            print(f"made folder {folder}")
+    try:
+        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+        tmp.write_bytes(pdf)
+        os.replace(tmp, out)
+    except OSError as e:
+        print(f"harmony rulebook: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    print(f"wrote {out}: the {args.key} rulebook, {pages} pages, {args.paper} "
+          f"({time.perf_counter() - start:.1f} s)")
+    return 0
