@@ -33,9 +33,9 @@ def run_rulebook(args) -> int:
 
     given = rules_arg(args.path, folder=True)
     out = Path(args.out or DEFAULT_OUT.format(key=args.key))
+    to_make = writable(out, "--out")
     if out.suffix.lower() != ".pdf":
         raise UsageError(f"--out {out} should name a .pdf file")
-    to_make = writable(out, "--out")
     model, report = load(given.root)
     if report.errors:
         sys.stderr.write(report.to_text())
