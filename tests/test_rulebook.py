@@ -283,3 +283,35 @@ def test_usage_errors(tmp_path, capsys):
     assert main(["rulebook", "REV", str(RULES), "--out", str(tmp_path)]) == 2
     assert "is a folder" in capsys.readouterr().err
     assert not list(tmp_path.iterdir())
+
+
+def test_the_build_prints_every_rulebook_links_it_and_skips_an_unchanged_one(tmp_path, monkeypatch):
+    from harmony.rulebook import site as rulebook_site
+    from harmony.site.build import build_site
+
+    mine = tmp_path / "mine"
+    assert main(["init", str(mine)]) == 0
+    m, _ = load(mine)
+    out = tmp_path / "site"
+    first = build_site(mine, out)
+    for key, src in m.sources.items():
+        pdf = out / "print" / f"{key}-rulebook.pdf"
+        assert f"print/{key}-rulebook.pdf" in first.extras
+        pages = len(PdfReader(str(pdf)).pages)
+        size = rulebook_site.size_words(pdf.stat().st_size)
+        link = f'href="print/{key}-rulebook.pdf">{src.title}: the rulebook (PDF, {pages} pages, {size})<'
+        assert link in (out / "index.html").read_text("utf-8")
+        assert link in (out / "sources.html").read_text("utf-8")
+    printed: list[str] = []
+    real = rulebook_site.print_pdf
+    monkeypatch.setattr(rulebook_site, "print_pdf", lambda html: printed.append(html) or real(html))
+    again = build_site(mine, out)
+    assert printed == [] and not [f for f in again.extras if f.endswith("-rulebook.pdf")]
+    # a change to one ruleset's cells prints that rulebook again, and only it
+    rules = mine / "spotting.yaml"
+    rules.write_text(rules.read_text("utf-8").replace("dispersed or not.", "dispersed or not, at once."),
+                     "utf-8")
+    third = build_site(mine, out)
+    assert len(printed) == 1 and [f for f in third.extras if f.endswith("-rulebook.pdf")] == \
+        ["print/HB-rulebook.pdf"]
+    assert "at once" in words(text_of(out / "print" / "HB-rulebook.pdf"))

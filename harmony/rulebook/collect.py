@@ -348,8 +348,8 @@ def collect(model: Model, key: str) -> Rulebook:
                 if rule.change:
                     changes.append(Change(c.id, rule.number, rule.anchor, rule.title, rule.change,
                                           rule.relation, rule.change_note))
-            for sid, named in scen:
-                if sid not in drawn and c.id in named:
+            for sid, named in scen:   # a position is drawn beside a rule, not beside "none"
+                if sid not in drawn and c.id in named and cell.status in PRINTED:
                     drawn.add(sid)
                     figure_no += 1
                     fig = scenario_figures(model.scenarios[sid])[0]
