@@ -393,6 +393,7 @@ CHECKS: tuple[Check, ...] = (
     Check(consistency.check_prose_numbers, whole_model=True),
     Check(consistency.check_relations, whole_model=True),
     Check(consistency.check_parameter_conflicts, whole_model=True),
+    Check(consistency.check_parameter_set_twice, whole_model=True),
     Check(consistency.check_parameter_coverage, whole_model=True),
     Check(consistency.check_requirements, whole_model=True),
     Check(consistency.check_versions, whole_model=True),

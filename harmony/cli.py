@@ -17,7 +17,7 @@ import traceback
 
 from typing import Callable, NamedTuple
 
-from . import __version__, init, trust
+from . import __version__, accept, init, trust
 from .cards import command as cards_command
 from .diff import command as diff_command
 from .rulebook import command as rulebook_command
@@ -32,8 +32,10 @@ def _path_arg(p: argparse.ArgumentParser) -> None:
 # ------------------------------------------------------------------ check
 def check_args(p):
     _path_arg(p)
-    p.add_argument("--format", choices=("text", "json"), default="text",
-                   help="text (path:line:col: severity: message [code]) or json")
+    p.add_argument("--format", choices=("text", "json", "github"), default="text",
+                   help="text (path:line:col: severity: message [code]), json, or github "
+                   "(GitHub Actions annotations, ::error file=...,line=...,col=...::message, "
+                   "shown on the lines of a pull request)")
     p.add_argument("--coverage", action="store_true",
                    help="also report, per ruleset, which example or scenario question "
                         "exercises each rule cell, and warn at each cell nothing exercises")
@@ -60,6 +62,11 @@ def run_check(args) -> int:
         if cov is not None:
             out["coverage"] = cov.as_data()
         sys.stdout.write(json.dumps(out, indent=2, sort_keys=True) + "\n")
+    elif args.format == "github":
+        from .annotations import to_github
+        if cov is not None:
+            sys.stdout.write(cov.to_text())
+        sys.stdout.write(to_github(report))
     else:
         if cov is not None:
             sys.stdout.write(cov.to_text())
@@ -117,6 +124,8 @@ COMMANDS: tuple[Command, ...] = (
             rulebook_command.rulebook_args, rulebook_command.run_rulebook),
     Command("diff", "what changed in rules_data between two revisions: text, parameters, rulings",
             diff_command.diff_args, diff_command.run_diff),
+    Command("accept", "rewrite the expected rulings of scenarios that now play otherwise, "
+            "saying each change", accept.accept_args, accept.run_accept),
     Command("init", "start a new harmony in a new folder: a minimal rules_data that passes "
             "every check", init.init_args, init.run_init),
 )

@@ -27,6 +27,11 @@ function ``f(model, report)`` named in :data:`harmony.check.CHECKS`:
     cell may change a value its rulebook's standard rules set: that is what
     an option is for. Two different options that disagree are a warning,
     since switching both on is ambiguous.
+``parameter-set-twice`` (error)
+    Two cells of one ruleset of the same standing set a parameter to the
+    same value, or one replaces the other and both still set it: only the
+    first in file order would decide, so the other clause could never be
+    named by a ruling. Set it in one cell only.
 ``parameter-unset`` (error)
     Every parameter of the registry (what the engine reads) has a value in
     every ruleset: set by the rulebook's own cells, inherited from its
@@ -328,11 +333,54 @@ def check_parameter_conflicts(model: Model, report: Report) -> None:
                 if oa == ob:
                     scope = f"with option {oa} on" if oa else "in its standard rules"
                     report.error(b.pos("params", name), f"{msg}; both apply to {source} {scope}: "
-                                 "set it in one cell, or state that one replaces the other "
-                                 "(relation: replaces)", "parameter-conflict")
+                                 "set it in one cell only", "parameter-conflict")
                 else:
                     report.warning(b.pos("params", name), f"{msg}; ruleset {source}+{oa}+{ob} "
                                    "would have both", "option-conflict")
+
+
+def _standing(cell: Cell) -> str | None:
+    """When a cell applies within its ruleset: always (None), or with its option on."""
+    return cell.option if cell.status in OPTIONAL else None
+
+
+def check_parameter_set_twice(model: Model, report: Report) -> None:
+    """Two cells of one rulebook, of the same standing (both standard rules, or both of one
+    option), set the same parameter: the resolver (:mod:`harmony.ruleset`) would take the
+    first in file order and name its clause, and the other clause could never decide a ruling.
+
+    Reported at the second cell in file order, naming the first's position. Pairs that set
+    different values without either replacing the other are ``parameter-conflict``
+    (:func:`check_parameter_conflicts`), not reported again here.
+    """
+    by: dict[tuple[str, str, str | None], list[Cell]] = {}
+    for clause in model.clauses.values():
+        for cell in clause.cells.values():
+            for name in cell.params:
+                by.setdefault((cell.source, name, _standing(cell)), []).append(cell)
+    for (source, name, option), cells in sorted(by.items(), key=lambda kv: (kv[0][0], kv[0][1],
+                                                                          kv[0][2] or "")):
+        if len(cells) < 2:
+            continue
+        cells = sorted(cells, key=lambda c: (c.pos().path, c.pos().line, c.pos().col, c.clause_id))
+        first = cells[0]
+        p = model.parameters.get(name)
+        t = p.type if p else None
+        scope = f"with option {option} on" if option else "in its standard rules"
+        for b in cells[1:]:
+            a = first
+            replaced = a if _replaces(b, a) else b if _replaces(a, b) else None
+            if replaced is None and norm(a.params[name]) != norm(b.params[name]):
+                continue      # a parameter-conflict
+            head = (f"{where(b)} sets {name}, which {where(a)} (at {a.pos('params', name)}) "
+                    f"also sets for {source} {scope}")
+            if replaced is not None:
+                other = b if replaced is a else a
+                fix = (f"{where(other)} replaces {where(replaced)}, so remove {name} from the "
+                       f"params of {where(replaced)}")
+            else:
+                fix = f"both set {shown(a.params[name], t)}; set it in one cell only"
+            report.error(b.pos("params", name), f"{head}: {fix}", "parameter-set-twice")
 
 
 # ------------------------------------------ 2. every parameter has a value

@@ -30,7 +30,9 @@ from __future__ import annotations
 import base64
 import copy
 import io
+import itertools
 import json
+import re
 from collections.abc import Iterable
 from typing import Any
 
@@ -40,12 +42,12 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from .diagnostics import Diagnostic, Pos, Report
 from .fmt import FormatError, formatted
-from .loader import Document, load, new_yaml, read_text
+from .loader import MAX_BYTES, MAX_DEPTH, Document, load, new_yaml, read_text
 from .model import Model, Scenario
 from .ruleset import options_of
 from .rulings import ruling_word
 from .scenario import check_scenario, run_scenario
-from .schema import resolve, schema, validate_items
+from .schema import quick_valid, resolve, schema, validate_items
 from .steps import MODES, RESULTS, steps_of
 from .terrain import STANDARD_TYPES
 from .yamltree import Marks, PosMap, PosSeq
@@ -67,6 +69,15 @@ _UNASKED = {"spotted": False, "can-fire": False, "opfire": [], "interdiction": [
 #: what a unit's optional fields mean when left out (as harmony.units.Unit.from_data reads them)
 UNIT_DEFAULTS = {"face": "up", "dispersal": "none", "markers": [], "registration": [],
                  "overrun": False}
+
+
+#: the largest position, as JSON text, that is read: a scenario file's limit (bytes of UTF-8)
+MAX_TEXT = MAX_BYTES
+#: the longest ``#position=`` code of a link: base64 of :data:`MAX_TEXT` bytes
+MAX_LINK = -(-MAX_TEXT // 3) * 4
+#: the deepest a position may nest lists and mappings: a scenario file's limit, the position
+#: sitting one level down, under ``scenario:``
+MAX_NESTING = MAX_DEPTH - 1
 
 
 # ------------------------------------------------------------------ links
@@ -97,14 +108,66 @@ def decode(text: str) -> dict:
     if "position=" in code:
         code = code.split("position=", 1)[1]
     code = code.split("&", 1)[0]
+    if len(code) > MAX_LINK:
+        raise ValueError(f"not an explorer position: the link's code is too long ({len(code):,} "
+                         f"characters; the limit is {MAX_LINK:,})")
     try:
-        raw = base64.urlsafe_b64decode(code + "=" * (-len(code) % 4))
-        data = json.loads(raw.decode("utf-8"))
+        text = base64.urlsafe_b64decode(code + "=" * (-len(code) % 4)).decode("utf-8")
     except ValueError:
         raise ValueError("not an explorer position: the link's code is not base64url of JSON "
                          "text") from None
+    data = read_position(text)
+    if "error" in data and len(data) == 1 and isinstance(data["error"], dict):
+        message = data["error"]["message"]
+        if message.startswith("the position is not JSON text"):
+            message = "the link's code is not base64url of JSON text"
+        raise ValueError(f"not an explorer position: {message}")
+    return data
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+
+
+def nesting(text: str) -> int:
+    """How deeply JSON text nests lists and mappings, found in one pass over it before it is
+    parsed (a bracket inside a string does not count).
+
+    >>> nesting('{"a": [1, {"b": "[[[{"}]}'), nesting("[[[]], []]"), nesting("3")
+    (3, 3, 0)
+    """
+    brackets = _NOT_BRACKET.sub("", _STRING.sub("", text))
+    return max(itertools.accumulate(1 if c in "[{" else -1 for c in brackets), default=0)
+
+
+def read_position(text: str) -> dict:
+    """The position in JSON text, or ``{"error": {"message", "path"}}`` saying why it is not
+    one: text larger than :data:`MAX_TEXT`, nesting deeper than :data:`MAX_NESTING` (both
+    checked before the text is parsed), not JSON, or not a mapping.
+
+    >>> read_position('{"units": []}'), read_position("[1]")["error"]["message"]
+    ({'units': []}, 'a position is a mapping (map, units, start, rulesets, steps), not a list')
+    >>> read_position("[" * 100 + "]" * 100)["error"]["message"]
+    'the position nests lists and mappings 100 deep; the limit is 39'
+    """
+    if not isinstance(text, str):
+        return _error("a position is JSON text")
+    size = len(text.encode("utf-8", "surrogatepass"))
+    if size > MAX_TEXT:
+        return _error(f"the position is too large ({size:,} bytes; the limit is {MAX_TEXT:,}, "
+                      "a scenario file's)")
+    depth = nesting(text)
+    if depth > MAX_NESTING:
+        return _error(f"the position nests lists and mappings {depth} deep; the limit is "
+                      f"{MAX_NESTING}")
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as e:
+        return _error(f"the position is not JSON text: {e}")
     if not isinstance(data, dict):
-        raise ValueError("not an explorer position: the link holds JSON but not a mapping")
+        kind = {list: "a list", str: "text", bool: "true or false", type(None): "null"}.get(
+            type(data), "a number")
+        return _error(f"a position is a mapping (map, units, start, rulesets, steps), not {kind}")
     return data
 
 
@@ -516,17 +579,71 @@ class Explorer:
             "unit_fields": fields}, sort_keys=True)
 
     # ---------------------------------------------------------------- playing
+    def check(self, position_json: str) -> str:
+        """Whether a position (from a link, say) may be drawn and decided, as JSON text:
+        ``{"ok": true}`` or ``{"error": {"message", "path"}}`` naming the first problem.
+
+        A position is read by the rules a scenario file is read by (:func:`read_position`'s
+        size and nesting, the schema: its shape, the map's size, the number of units and
+        steps; and what ``harmony check`` finds in a scenario: units and hexes on the map,
+        steps naming units and hexes that exist), without playing it. What the page lets a
+        reader leave empty while editing is accepted: no ruleset, no unit, no step.
+
+        >>> ex = Explorer("rules_data")
+        >>> pos = {"rulesets": ["PB"], "map": {"columns": 3, "rows": 3}, "start": {"side":
+        ...   "German", "phase": "movement"}, "units": [{"id": "t", "side": "German", "kind":
+        ...   "armoured", "class": "A", "attack": 1, "range": 1, "defence": 1, "movement": 1,
+        ...   "at": "B2"}], "steps": [{"move": {"unit": "t", "path": ["B3"]}}]}
+        >>> ex.check(json.dumps(pos))
+        '{"ok": true}'
+        >>> ex.check(json.dumps(dict(pos, units=[], steps=[], rulesets=[])))
+        '{"ok": true}'
+        >>> pos["units"][0]["at"] = "Z9"
+        >>> json.loads(ex.check(json.dumps(pos)))["error"]
+        {'message': 'hex Z9 is off the map (3 columns, 3 rows)', 'path': 'units[0].at'}
+        >>> err = json.loads(ex.check(json.dumps(dict(pos, map={"columns": 100000, "rows": 2}))))["error"]
+        >>> err["path"], err["message"]
+        ('map.columns', "100000 is out of range for 'columns' of the scenario: it must be at most 60")
+        """
+        position = read_position(position_json)
+        if "error" in position and len(position) == 1:
+            return json.dumps(position, sort_keys=True)
+        position = {k: v for k, v in position.items() if k not in META}
+        steps = position.get("steps")
+        body = dict(position, steps=[_PLACEHOLDER_STEP]) if steps == [] else position
+        whole = {"scenario": {"id": PLAYED_ID, "title": PLAYED_TITLE, "summary": SUMMARY, **body}}
+        empty = {k for k in ("units", "rulesets") if position.get(k) == []}
+        if not empty and quick_valid(whole):     # the schema's compiled check: no tree needed
+            tree, lines = None, _tree(whole, nodes=False)[1]
+        else:
+            tree, lines = _tree(whole)
+        paths = _paths(lines)
+
+        def allowed(d: Diagnostic) -> bool:
+            path = paths.get(d.pos, ())
+            return ((len(path) == 2 and path[1] in empty)
+                    or ("units" in empty and d.code == "unresolved-side"))
+        origin: list[int | None] = list(range(len(steps))) if isinstance(steps, list) else []
+        if tree is not None:
+            report, _broken = validate_items(Document(FILE, tree=tree))
+            errors = [d for d in report.errors if not allowed(d)]
+            if errors:
+                return json.dumps(self._first_error(errors, lines, origin), sort_keys=True)
+        sc = _Placed(lines, file=FILE, id=PLAYED_ID, title=PLAYED_TITLE,
+                     data=json.loads(json.dumps(whole["scenario"])))
+        report = Report()
+        check_scenario(self.model, sc, report)
+        errors = [d for d in report.errors if not allowed(d)]
+        if errors:
+            return json.dumps(self._first_error(errors, lines, origin), sort_keys=True)
+        return json.dumps({"ok": True})
+
     def _play(self, position_json: str, sid: str = PLAYED_ID, title: str = PLAYED_TITLE
               ) -> _Played | dict:
         """Read, check and play a position; a dict is the error to answer with."""
-        try:
-            position = json.loads(position_json)
-        except (TypeError, ValueError) as e:
-            return _error(f"the position is not JSON text: {e}")
-        except RecursionError:
-            return _error("the position is nested too deeply")
-        if not isinstance(position, dict):
-            return _error("a position is a mapping (map, units, start, rulesets, steps)")
+        position = read_position(position_json)
+        if "error" in position and len(position) == 1:
+            return position
         position = {k: v for k, v in position.items() if k not in META}
         steps, asked, origin = questions(position)
         rulesets = position.get("rulesets")
@@ -704,4 +821,5 @@ def _decision(played: _Played, snapshots: bool = True) -> dict:
             "snapshot": dict(first, map=result.map), "snapshots": boards}
 
 
-__all__ = ["Explorer", "encode", "decode", "position_of", "link_of", "questions", "META"]
+__all__ = ["Explorer", "encode", "decode", "read_position", "nesting", "position_of", "link_of",
+           "questions", "META", "MAX_TEXT", "MAX_LINK", "MAX_NESTING"]

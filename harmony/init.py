@@ -12,7 +12,7 @@ it is; the comments at the top of each file say what to change.
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     made = create(Path(tmp) / "my-rules")
 ...     [p.relative_to(Path(tmp)).as_posix() for p in made][:2]
-['my-rules/glossary.yaml', 'my-rules/parameters.yaml']
+['my-rules/.github/workflows/harmony.yml', 'my-rules/glossary.yaml']
 """
 from __future__ import annotations
 
@@ -28,8 +28,8 @@ def starter_files() -> list[Path]:
     """The starter's files, relative to its folder, in path order.
 
     >>> [p.as_posix() for p in starter_files()]  # doctest: +NORMALIZE_WHITESPACE
-    ['glossary.yaml', 'parameters.yaml', 'scenarios/dispersed-spotter.yaml',
-     'sources.yaml', 'spotting.yaml', 'topics.yaml']
+    ['.github/workflows/harmony.yml', 'glossary.yaml', 'parameters.yaml',
+     'scenarios/dispersed-spotter.yaml', 'sources.yaml', 'spotting.yaml', 'topics.yaml']
     """
     root = starter()
     return sorted((p.relative_to(root) for p in root.rglob("*")

@@ -353,11 +353,17 @@ def read_file(path: str | os.PathLike) -> Document:
 
 
 def yaml_files(root: str | os.PathLike) -> list[Path]:
-    """The YAML files of a rules_data folder (or the one file named), in a stable order."""
+    """The YAML files of a rules_data folder (or the one file named), in a stable order.
+
+    Files and folders under it whose names start with a dot are not rules: a harmony at the
+    top of its repository holds ``.github/workflows/*.yml`` (``harmony init`` writes one)
+    and perhaps ``.pre-commit-config.yaml`` or a ``.venv``.
+    """
     root = Path(root)
     if root.is_file():
         return [root]
-    return sorted((p for p in root.rglob("*") if p.suffix in YAML_SUFFIXES and p.is_file()),
+    return sorted((p for p in root.rglob("*") if p.suffix in YAML_SUFFIXES and p.is_file()
+                   and not any(part.startswith(".") for part in p.relative_to(root).parts)),
                   key=lambda p: p.as_posix())
 
 

@@ -18,8 +18,13 @@ listing its problems as ``path:line:col: error: ...``.
 
 Which YAML files are collected: those of ``<rootdir>/rules_data``, of any
 ``testpaths`` entry named ``rules_data`` and of any command-line path that is
-(or lies inside) a folder named ``rules_data``. YAML files elsewhere (test
-fixtures, broken inputs) are never collected.
+(or lies inside) a folder named ``rules_data``; and those of a harmony folder
+(one that holds ``sources.yaml``, as ``harmony init`` writes it), whatever its
+name, given as a path (``python3 -m pytest myrules``, or one YAML file of it)
+or, with no path given, as the current folder (``cd myrules && python3 -m
+pytest``): nothing needs to be written for that. YAML files elsewhere (test
+fixtures, broken inputs) are never collected, and a folder found both ways is
+collected once.
 
 ``--harmony-rules PATH`` collects your own rules folder instead, wherever it
 is and whatever its name; given no other paths, pytest then runs only its
@@ -46,6 +51,8 @@ from .loader import YAML_SUFFIXES, load
 _MODELS = pytest.StashKey[dict]()
 _ROOTS = pytest.StashKey[list]()
 RULES_FOLDER = "rules_data"
+#: the file that makes a folder of any name a harmony to collect (``harmony init`` writes it)
+SOURCES_FILE = "sources.yaml"
 
 
 class Root(NamedTuple):
@@ -99,18 +106,32 @@ def model_folder(path: Path) -> Path:
     return path.parent
 
 
+def is_harmony(folder: Path) -> bool:
+    """Whether a folder of any name is a harmony to collect: it holds ``sources.yaml``."""
+    return folder.is_dir() and (folder / SOURCES_FILE).is_file()
+
+
 def _default_roots(config) -> list[Root]:
     root = Path(config.rootpath)
+    here = Path(config.invocation_params.dir)
     candidates = [root / RULES_FOLDER]
     candidates += [root / tp for tp in config.getini("testpaths") or []]
+    harmonies = [c.resolve() for c in candidates[1:] if is_harmony(c)]
     if config.args_source == pytest.Config.ArgsSource.ARGS:
         for arg in config.args:
-            p = Path(config.invocation_params.dir, arg.split("::")[0]).resolve()
+            p = Path(here, arg.split("::")[0]).resolve()
             candidates += [q for q in (p, *p.parents) if q.name == RULES_FOLDER][:1]
+            if is_harmony(p):
+                harmonies.append(p)
+            elif p.suffix in YAML_SUFFIXES and p.is_file() and is_harmony(model_folder(p)):
+                harmonies.append(model_folder(p).resolve())
+    elif is_harmony(here):
+        harmonies.append(here.resolve())
     roots: list[Root] = []
-    for c in candidates:
+    for c in candidates + harmonies:
         c = c.resolve()
-        if c.name == RULES_FOLDER and c.is_dir() and c not in [r.collect for r in roots]:
+        if (c.name == RULES_FOLDER or c in harmonies) and c.is_dir() \
+                and c not in [r.collect for r in roots]:
             roots.append(Root(c, c))
     return roots
 

@@ -18,7 +18,10 @@ order of precedence:
 
 Within one source, the cells are read in file order (file, then line): when
 two cells of the same standing (two plain rule cells, or the cells of two
-options both switched on) set the parameter, the first wins.
+options both switched on) set the parameter, the first wins. ``harmony check``
+refuses two cells of one source and one standing that set the same parameter
+(``parameter-conflict``, ``parameter-set-twice``), so in checked rules only
+cells of two different options, both switched on, meet that rule.
 A parameter that no cell sets and that declares no default has no value in
 the ruleset (:attr:`Setting.unset`).
 

@@ -265,6 +265,9 @@ def _message(e: jsonschema.ValidationError, data: Any) -> tuple[str, str, bool]:
         return f"{where} is empty: write the text or remove the key", "schema-empty", False
     if v == "minItems":
         return f"{where} is an empty list: give at least {e.validator_value} item(s)", "schema-empty", False
+    if v == "maxItems" and isinstance(inst, list):
+        return (f"{where} has {len(inst):,} items: give at most {e.validator_value:,}", "schema-range",
+                False)
     if v == "minProperties":
         if not e.absolute_path:
             return ("the file holds an empty mapping: a rules_data file needs at least one "

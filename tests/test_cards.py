@@ -248,7 +248,54 @@ def test_card_sizes_and_usage_errors(tmp_path_factory, capsys):
 def test_no_cards_is_an_error_not_an_empty_pdf(tmp_path, capsys):
     out = tmp_path / "none.pdf"
     assert main(["cards", str(RULES), "--rules", "PB", "--out", str(out)]) == 1
-    assert "no cards to print" in capsys.readouterr().err and not out.exists()
+    err = capsys.readouterr().err
+    assert err == (f"harmony cards: no cards to print: no cell of PB (--rules) in {RULES} has a "
+                   "card; rulesets with cards: PL, REV\n") and not out.exists()
+
+
+def test_with_no_rules_every_ruleset_with_cards_is_printed_the_revisions_first(tmp_path, capsys):
+    out = tmp_path / "cards.pdf"
+    assert main(["cards", str(RULES), "--out", str(out)]) == 0
+    assert "12 cards" in capsys.readouterr().out          # REV's 10, then PL's 2
+    from harmony.cards.command import default_deck
+    assert default_deck(load(RULES)[0]) == ["REV", "PL"]
+
+
+def test_a_harmony_with_no_revision_prints_its_cards_by_default(tmp_path, capsys):
+    """``harmony init``'s harmony has two canonical editions and no revision: its cards print."""
+    from harmony.init import create
+    rules = tmp_path / "myrules"
+    create(rules)
+    out = tmp_path / "cards.pdf"
+    assert main(["cards", str(rules), "--out", str(out)]) == 0
+    assert "2 cards" in capsys.readouterr().out and out.exists()
+
+
+def test_a_harmony_with_no_card_says_so_and_names_no_ruleset(tmp_path, capsys):
+    from harmony.init import create
+    rules = tmp_path / "myrules"
+    create(rules)
+    spotting = rules / "spotting.yaml"
+    text = spotting.read_text("utf-8")
+    kept = [line for line in text.splitlines(keepends=True)]
+    out_lines, skip = [], None
+    for line in kept:                 # drop each card: block and its indented lines
+        indent = len(line) - len(line.lstrip())
+        if skip is not None and (indent > skip or not line.strip()):
+            continue
+        skip = indent if line.strip() == "card:" else None
+        if skip is None:
+            out_lines.append(line)
+    spotting.write_text("".join(out_lines), "utf-8")
+    out = tmp_path / "cards.pdf"
+    assert main(["cards", str(rules), "--out", str(out)]) == 1
+    assert capsys.readouterr().err == (f"harmony cards: no cards to print: no cell in {rules} "
+                                       "has a card (add card: {title, text} to its cells)\n")
+    assert main(["cards", str(rules), "--rules", "HA,HB", "--out", str(out)]) == 1
+    assert capsys.readouterr().err == (
+        f"harmony cards: no cards to print: no cell of HA, HB (--rules) in {rules} has a card; "
+        "no ruleset has one there (add card: {title, text} to its cells)\n")
+    assert not out.exists()
 
 
 # ------------------------------------------------------------------ fitting and overflow
@@ -370,7 +417,7 @@ def test_a_site_url_too_long_for_the_foot_is_refused_once(tmp_path, capsys):
     url = "https://example.org/" + "a-very-long-path/" * 8
     assert main(["cards", str(RULES), "--site-url", url, "--out", str(out)]) == 1
     err = capsys.readouterr().err
-    assert err.count("--site-url") == 1 and "10 card(s)" in err and not out.exists()
+    assert err.count("--site-url") == 1 and "12 card(s)" in err and not out.exists()
 
 
 # ------------------------------------------------------------------ coverage: every rule on a card
@@ -572,12 +619,12 @@ def test_png_and_tts_exports_have_the_right_pixel_sizes(tmp_path, capsys):
     pngs = sorted((tmp_path / "png").glob("*.png"))
     assert [p.name for p in pngs][:2] == ["001-REV-spotting.concealing.png",
                                           "002-REV-spotting.entering.png"]
-    assert len(pngs) == 10
+    assert len(pngs) == 12 and pngs[-1].name.startswith("012-PL-")   # the revision first
     # trim plus bleed: 69 x 94 mm at 150 dpi
     assert {Image.open(p).size for p in pngs} == {(round(69 / 25.4 * 150), round(94 / 25.4 * 150))}
     faces = Image.open(tmp_path / "tts" / "deck.png")
     backs = Image.open(tmp_path / "tts" / "deck-back.png")
-    # 10 cards plus the hidden-card place: 10 x 2 poker cards at trim size
+    # 12 cards plus the hidden-card place: 10 x 2 poker cards at trim size
     assert faces.size == backs.size == (10 * round(63 / 25.4 * 150) + 0 * 1 or faces.size[0],
                                         faces.size[1])
     assert faces.size == (round(630 / 25.4 * 150), round(176 / 25.4 * 150))

@@ -160,7 +160,7 @@ def test_each_command_has_help_that_describes_it(capsys, name):
 def test_one_command_help_end_to_end(e2e):
     r = e2e["check-help"]
     assert r["rc"] == 0 and r["err"] == ""
-    assert "usage: harmony check" in r["out"] and "--format {text,json}" in r["out"]
+    assert "usage: harmony check" in r["out"] and "--format {text,json,github}" in r["out"]
 
 
 def test_version(capsys, e2e):

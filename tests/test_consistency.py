@@ -169,10 +169,51 @@ def test_two_cells_of_one_ruleset_set_a_parameter_differently(data):
             "parameter-conflict", "error") in found(data)
 
 
-def test_no_conflict_when_one_replaces_the_other(data):
+def test_one_replacing_the_other_is_no_conflict_but_both_still_set_it(data):
     with (data / "opportunity-fire.yaml").open("a", encoding="utf-8") as f:
         f.write(NEW_REV_CLAUSE.format(status="rule", rel="replaces"))
     assert "parameter-conflict" not in codes(data)
+    first = f"{data / 'opportunity-fire.yaml'}:25:52"
+    assert messages(data, "parameter-set-twice") == [
+        f"opportunity-fire.extra@REV sets opfire.drm, which opportunity-fire.rule@REV (at {first}) "
+        "also sets for REV in its standard rules: opportunity-fire.extra@REV replaces "
+        "opportunity-fire.rule@REV, so remove opfire.drm from the params of "
+        "opportunity-fire.rule@REV"]
+
+
+def test_two_cells_of_one_ruleset_that_set_a_parameter_to_the_same_value(data):
+    """The first in file order would decide every ruling: an error with both positions."""
+    with (data / "opportunity-fire.yaml").open("a", encoding="utf-8") as f:
+        f.write(NEW_REV_CLAUSE.format(status="rule", rel="amends").replace("drm: 2", "drm: 1"))
+    line = line_of(data, "opportunity-fire.yaml", "opfire.drm: 1}")
+    assert found(data) == [("opportunity-fire.yaml", line, "parameter-set-twice", "error")]
+    _, report = check_path(data)
+    [d] = report.sorted()
+    assert str(d.pos) == f"{data / 'opportunity-fire.yaml'}:{line}:30"
+    assert d.message == (
+        "opportunity-fire.extra@REV sets opfire.drm, which opportunity-fire.rule@REV (at "
+        f"{data / 'opportunity-fire.yaml'}:25:52) also sets for REV in its standard rules: both "
+        "set +1; set it in one cell only")
+
+
+def test_two_cells_of_one_option_set_twice_and_of_two_options_not(data):
+    text = NEW_REV_CLAUSE.format(status="optional", rel="amends").replace(
+        "        status: optional\n", "        status: optional\n        option: heavy-fire\n")
+    with (data / "opportunity-fire.yaml").open("a", encoding="utf-8") as f:
+        f.write(text + text.replace("opportunity-fire.extra", "opportunity-fire.extra2"))
+    said = messages(data, "parameter-set-twice")
+    assert len(said) == 1 and said[0].startswith("opportunity-fire.extra2@REV sets opfire.drm, "
+                                                 "which opportunity-fire.extra@REV (at ")
+    assert "for REV with option heavy-fire on: both set +2" in said[0]
+    (data / "opportunity-fire.yaml").write_text(
+        (data / "opportunity-fire.yaml").read_text("utf-8").replace(
+            "extra2\n    topic: opportunity-fire\n    aspect: rule\n    cells:\n      PB: "
+            "not-covered\n      PL: not-covered\n      REV:\n        status: optional\n"
+            "        option: heavy-fire",
+            "extra2\n    topic: opportunity-fire\n    aspect: rule\n    cells:\n      PB: "
+            "not-covered\n      PL: not-covered\n      REV:\n        status: optional\n"
+            "        option: light-fire"), "utf-8")
+    assert "parameter-set-twice" not in codes(data)
 
 
 def test_an_option_may_change_a_standard_value(data):

@@ -339,7 +339,7 @@ def test_an_older_state_without_a_new_parameter_is_still_played(tmp_path, capsys
     assert d["engine"] == []                       # both sides ran
     assert d["assumed"]["parameters"] == ["spot.markers-end-of-movement"]
     rows = {(r["scenario"], r["step"], r["ruleset"]): r for r in d["rulings"]}
-    r = rows[("rev-figure-2", 0, "AIW")]
+    r = rows[("rev-figure-2", 1, "AIW")]          # steps numbered from 1, as pytest does
     assert (r["before"], r["after"]) == (["spotted"], []) and r["reasons_before"] == ["spotting.recording"]
     assert all(x["ruleset"] == "AIW" for x in d["rulings"])
     assert main(["diff", str(old), str(new)]) == 0

@@ -23,6 +23,7 @@ import pytest
 from harmony import explorer as api
 from harmony.hexgrid import adjacent, parse_label
 from harmony.site import explorer as bundle
+from test_explorer_links import MALFORMED
 from test_site_serve import serving
 
 playwright = pytest.importorskip("playwright.sync_api")
@@ -300,6 +301,57 @@ def test_a_painted_hexside_is_in_the_link_the_rulings_and_the_download(offline_p
     assert page.locator("line.hm-ex-hexside").count() == 0
     assert shown(page) == computed(explorer, position(page))
     assert offline_page.attempted == [] and offline_page.errors == []
+
+
+def test_links_the_page_did_not_write_open_the_default_position_and_say_why(browser, site, explorer, shots):
+    """Opened with a 100,000 x 100,000 map in its address, the page starts, says what is wrong
+    and shows the default position; then every other malformed link of
+    ``test_explorer_links.malformed_links`` (truncated, not JSON, nulls everywhere, wrong types,
+    huge maps, deep nesting, units off the map, unknown kinds, bad steps ...) is put in the
+    address in turn: each is refused with a message, the default position is shown, and the
+    page never stops. A good link after them opens as it is."""
+    first = next(code for what, code in MALFORMED if what == "a 100000 x 100000 map")
+    session = Offline(browser, "file://", viewport={"width": 1200, "height": 900})
+    try:
+        page = session.page
+        page.goto((site / "explorer.html").as_uri() + "#position=" + first)
+        ready(page)
+        root = "#hm-explorer"
+        assert "100000" in (page.get_attribute(root, "data-link-error") or "")
+        assert page.get_attribute(root, "data-links") == "1"
+        page.locator("button", has_text="Start afresh").click()
+        settled(page)
+        default = position(page)
+        assert default["map"] == {"columns": 8, "rows": 7, "hexes": {"C3": "woods", "D3": "woods", "E4": "town"}}
+        refused = []
+        for k, (what, code) in enumerate(MALFORMED):
+            before = int(page.get_attribute(root, "data-links"))
+            page.evaluate("c => { location.hash = '#position=' + c; }", code)
+            page.wait_for_function(f"() => Number(document.getElementById('hm-explorer')"
+                                   f".getAttribute('data-links')) > {before}", timeout=60_000)
+            settled(page)
+            said = page.get_attribute(root, "data-link-error")
+            status = page.inner_text("p.hm-ex-status")
+            assert said and status == said and "cannot be opened" in said, what
+            assert "could not start" not in page.inner_text(root), what
+            assert page.get_attribute(root, "data-failed") is None, what
+            assert position(page) == default, what
+            assert page.locator("polygon[data-hex]").count() == 8 * 7, what
+            refused.append((what, said))
+        assert len(refused) == len(MALFORMED) >= 44
+        page.screenshot(path=str(shots / "explorer-bad-link.png"), full_page=True)
+        # the message is in the live region the reader's assistive technology reads
+        assert page.get_attribute("p.hm-ex-status", "role") == "status"
+        # a good link then opens as it is, and the message goes
+        good = api.position_of(explorer.model, "rev-figure-1")
+        page.evaluate("c => { location.hash = '#position=' + c; }", api.encode(good))
+        page.wait_for_function("() => !document.getElementById('hm-explorer').hasAttribute('data-link-error')")
+        settled(page)
+        assert position(page) == good
+        assert page.inner_text("p.hm-ex-status") == ""
+        assert session.attempted == [] and session.errors == []
+    finally:
+        session.context.close()
 
 
 def test_an_example_opens_in_the_explorer_from_harmony_serve(browser, served, explorer, shots):

@@ -249,3 +249,75 @@ def test_harmony_rules_that_do_not_exist_are_a_usage_error(pytester):
     result = run(pytester, "--harmony-rules", "nowhere")
     assert result.ret == pytest.ExitCode.USAGE_ERROR
     result.stderr.fnmatch_lines(["*--harmony-rules: no such file or folder: nowhere*"])
+
+
+# ------------------------------------------------ a harmony folder of any name (issue 27)
+
+def plain_pytest(cwd: Path, *args: str) -> tuple[int, str]:
+    """``python -m pytest ARGS`` as a user types it in ``cwd``: no option of ours, no ini."""
+    import os
+    import subprocess
+    import sys
+    env = {**os.environ, "PYTHONPATH": str(REPO)}
+    done = subprocess.run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-v", *args],
+                          cwd=cwd, capture_output=True, text=True, timeout=300, env=env)
+    return done.returncode, done.stdout + done.stderr
+
+
+@pytest.fixture
+def started(tmp_path) -> Path:
+    """A harmony made by ``harmony init``, in a folder that is not called rules_data."""
+    from harmony.init import create
+    create(tmp_path / "myrules")
+    return tmp_path / "myrules"
+
+
+STARTER_ITEMS = ["myrules/spotting.yaml::spotting.spotters PASSED",
+                 "myrules/scenarios/dispersed-spotter.yaml::dispersed-spotter[HA] PASSED",
+                 "myrules/scenarios/dispersed-spotter.yaml::dispersed-spotter[HB] PASSED"]
+
+
+def test_plain_pytest_collects_a_harmony_folder_given_as_a_path(started):
+    code, out = plain_pytest(started.parent, "myrules")
+    assert code == 0, out
+    assert [line for line in STARTER_ITEMS if line not in out] == [], out
+    assert "3 passed" in out
+
+
+def test_plain_pytest_in_a_harmony_folder_collects_it(started):
+    code, out = plain_pytest(started)
+    assert code == 0, out
+    assert "3 passed" in out
+    assert "spotting.yaml::spotting.spotters PASSED" in out
+    assert "scenarios/dispersed-spotter.yaml::dispersed-spotter[HB] PASSED" in out
+
+
+def test_plain_pytest_runs_one_file_of_a_harmony_against_its_folder(started):
+    code, out = plain_pytest(started.parent, "myrules/scenarios/dispersed-spotter.yaml")
+    assert code == 0, out
+    assert "2 passed" in out and "spotting.spotters" not in out
+
+
+def test_plain_pytest_of_a_harmony_fails_where_its_rulings_do(started):
+    edit(started / "spotting.yaml", "spot.dispersed-may-spot: true", "spot.dispersed-may-spot: false")
+    code, out = plain_pytest(started.parent, "myrules")
+    assert code == 1, out
+    assert "myrules/scenarios/dispersed-spotter.yaml::dispersed-spotter[HB] FAILED" in out
+
+
+def test_a_folder_without_sources_is_not_collected(tmp_path):
+    (tmp_path / "notes").mkdir()
+    (tmp_path / "notes" / "clauses.yaml").write_text("clauses: [\n", "utf-8")
+    code, out = plain_pytest(tmp_path, "notes")
+    assert code == pytest.ExitCode.NO_TESTS_COLLECTED, out
+
+
+def test_rules_data_named_in_testpaths_and_on_the_command_line_is_collected_once(
+        pytester, shipped):
+    pytester.makeini("[pytest]\ntestpaths = tests rules_data\n")
+    copy_rules(pytester.path / "rules_data")
+    result = run(pytester, "--collect-only", "-q", "rules_data")
+    items = [line for line in result.outlines if "::" in line]
+    assert sorted(items) == sorted(expected_items(shipped))
+    result = run(pytester, "--collect-only", "-q")
+    assert sorted(line for line in result.outlines if "::" in line) == sorted(expected_items(shipped))

@@ -1,10 +1,14 @@
-"""``harmony serve``: start it, fetch a page over HTTP, edit a file, see the change, stop it."""
+"""``harmony serve``: start it, fetch a page over HTTP, edit a file, see the change, stop it;
+and it holds against a flood of idle connections, bad request paths, browsers that hang up,
+and a port already taken. Every connection goes to 127.0.0.1 only."""
 from __future__ import annotations
 
 import contextlib
 import os
 import re
 import signal
+import socket
+import struct
 import subprocess
 import sys
 import time
@@ -29,14 +33,23 @@ class Server:
 
 
 @contextlib.contextmanager
-def serving(rules: Path, tmp_path: Path, start_within: float = 120):
+def serving(rules: Path, tmp_path: Path, start_within: float = 120, env_extra: dict | None = None,
+            open_files: int | None = None):
     """Start ``harmony serve`` on a free port, yield it once it says where it serves, and
-    stop it with Ctrl-C (SIGINT) at the end; its stderr goes to ``tmp_path/serve.err``."""
-    env = dict(os.environ, PYTHONUNBUFFERED="1")
+    stop it with Ctrl-C (SIGINT) at the end; its stderr goes to ``tmp_path/serve.err``.
+    ``open_files`` sets the server's limit of open files (its soft RLIMIT_NOFILE)."""
+    env = dict(os.environ, PYTHONUNBUFFERED="1", **(env_extra or {}))
     errors = open(tmp_path / "serve.err", "w+", encoding="utf-8")
+
+    def limit() -> None:                 # in the child, before harmony starts
+        if open_files is not None:
+            import resource
+            hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+            resource.setrlimit(resource.RLIMIT_NOFILE, (open_files, hard))
     proc = subprocess.Popen([sys.executable, "-m", "harmony", "serve", str(rules), "--port", "0",
                              "--out", str(tmp_path / "out")], stdout=subprocess.PIPE,
-                            stderr=errors, text=True, cwd=tmp_path, env=env)
+                            stderr=errors, text=True, cwd=tmp_path, env=env,
+                            preexec_fn=limit if open_files is not None else None)
     try:
         url = None
         deadline = time.monotonic() + start_within
@@ -130,3 +143,244 @@ def test_serve_shows_a_failed_rebuild_on_every_page_holds_a_burst_and_lists_no_f
             status = json.loads(fetch(url + ".harmony-serve/status"))
         assert not status["problems"]
         assert "harmony-serve-error" not in fetch(page)
+
+
+# ---------------------------------------------------------------- safe to leave running
+
+#: the site of a starter harmony is enough here, built without the explorer's bundle (quicker)
+NO_BUNDLE = {"HARMONY_PYODIDE": ""}
+
+
+@pytest.fixture(scope="module")
+def starter(tmp_path_factory) -> Path:
+    rules = tmp_path_factory.mktemp("starter") / "rules"
+    run = subprocess.run([sys.executable, "-m", "harmony", "init", str(rules)], capture_output=True,
+                         text=True, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    return rules
+
+
+def port_of(url: str) -> int:
+    return int(url.rsplit(":", 1)[1].strip("/"))
+
+
+def raw(port: int, request: bytes, timeout: float = 10) -> bytes:
+    """Send ``request`` as it is and read the answer until the server closes."""
+    with socket.create_connection(("127.0.0.1", port), timeout=timeout) as s:
+        s.sendall(request)
+        chunks, deadline = [], time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            data = s.recv(65536)
+            if not data:
+                break
+            chunks.append(data)
+        return b"".join(chunks)
+
+
+def status_of(answer: bytes) -> int:
+    m = re.match(rb"HTTP/1\.[01] (\d{3}) ", answer)
+    assert m, answer[:200]
+    return int(m.group(1))
+
+
+def sockets_of(pid: int) -> int:
+    """How many sockets process ``pid`` holds open."""
+    fds = Path(f"/proc/{pid}/fd")
+    count = 0
+    for fd in fds.iterdir():
+        with contextlib.suppress(OSError):
+            count += os.readlink(fd).startswith("socket:")
+    return count
+
+
+@pytest.fixture
+def more_open_files():
+    """This process may hold 1,100 sockets and more: its soft limit raised towards the hard one
+    for the test, and put back after it."""
+    import resource
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    want = 1_400 if hard == resource.RLIM_INFINITY else min(hard, max(soft, 1_400))
+    if want < 1_300:
+        pytest.skip(f"this process may open {hard} files at most; the test needs 1,300")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (want, hard))
+    yield
+    resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").is_dir(), reason="counts the server's sockets in /proc")
+@pytest.mark.parametrize("open_files", [1024, 160])
+def test_a_flood_of_idle_connections_neither_kills_nor_blocks_the_server(starter, tmp_path, more_open_files,
+                                                                         open_files):
+    """1,100 connections that never ask anything, to a server limited to 1,024 open files (the
+    usual limit, which about 1,050 of them used to exhaust), or to fewer than it would hold
+    open: the server holds a bounded number of them, still answers a real request at once,
+    and closes the silent ones itself."""
+    from harmony.site import serve
+    with serving(starter, tmp_path, env_extra=NO_BUNDLE, open_files=open_files) as server:
+        port = port_of(server.url)
+        idle: list[socket.socket] = []
+        try:
+            deadline = time.monotonic() + 60
+            while len(idle) < 1_100 and time.monotonic() < deadline:
+                s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+                s.setblocking(False)
+                idle.append(s)
+                s.connect_ex(("127.0.0.1", port))    # in progress or done: the kernel queues it
+            assert len(idle) == 1_100
+            time.sleep(1.0)                          # the server takes in all it will
+            held = sockets_of(server.proc.pid)
+            assert held <= min(serve.MAX_OPEN, open_files // 4) + 8, held   # bounded, whatever the flood
+            started = time.monotonic()
+            page = fetch(server.url)                 # a real request, behind 1,100 silent ones
+            assert "<html" in page and "harmony-serve" in page
+            assert time.monotonic() - started < 30
+            assert server.proc.poll() is None
+            # a connection that sends half a request line and stops is closed by the server
+            if open_files == 1024:     # (once is enough: it waits for the timeout)
+                with socket.create_connection(("127.0.0.1", port), timeout=serve.REQUEST_TIMEOUT + 30) as s:
+                    s.sendall(b"GET / HT")
+                    t0 = time.monotonic()
+                    assert s.recv(100) == b""
+                    assert time.monotonic() - t0 < serve.REQUEST_TIMEOUT + 20
+        finally:
+            for s in idle:
+                s.close()
+        assert "harmony-serve" in fetch(server.url)
+        assert server.proc.poll() is None
+    assert (tmp_path / "serve.err").read_text("utf-8") == ""
+    assert server.proc.returncode == 0
+
+
+def test_bad_request_paths_get_an_http_error_not_a_traceback(starter, tmp_path):
+    with serving(starter, tmp_path, env_extra=NO_BUNDLE) as server:
+        port = port_of(server.url)
+        assert status_of(raw(port, b"GET /index.html HTTP/1.0\r\n\r\n")) == 200
+        assert status_of(raw(port, b"GET /index%00.html HTTP/1.0\r\n\r\n")) == 400
+        assert status_of(raw(port, b"GET /a\x00b.html HTTP/1.0\r\n\r\n")) == 400
+        assert status_of(raw(port, b"GET /%00/ HTTP/1.0\r\n\r\n")) == 400
+        assert status_of(raw(port, b"HEAD /x%00 HTTP/1.0\r\n\r\n")) == 400
+        long = b"GET /" + b"a" * 9_000 + b" HTTP/1.0\r\n\r\n"
+        assert status_of(raw(port, long)) == 414
+        assert status_of(raw(port, b"GET /" + b"b" * 100_000)) == 414       # and no end to the line
+        # a file name longer than the file system allows: no such page
+        assert status_of(raw(port, b"GET /" + b"c" * 300 + b".html HTTP/1.0\r\n\r\n")) == 404
+        assert status_of(raw(port, b"GET /" + b"d" * 300 + b"/ HTTP/1.0\r\n\r\n")) == 404
+        huge = b"GET / HTTP/1.0\r\n" + b"X-Big: " + b"e" * 40_000 + b"\r\n\r\n"
+        assert status_of(raw(port, huge)) == 431
+        assert b"Error code: 400" in raw(port, b"\x00\x01\x02 nonsense\r\n\r\n")   # (HTTP/0.9: no head)
+        assert status_of(raw(port, b"\x00\x01 / HTTP/1.0\r\n\r\n")) == 501
+        # 400 requests made of awkward pieces (NUL, bytes that are not UTF-8, escapes, dots,
+        # control characters, odd methods and versions): each is answered or closed, and the
+        # server says nothing
+        import random
+        rnd = random.Random(26)
+        pieces = [b"/", b"%", b"%00", b"%ff", b"%c0%ae", b"..", b"\x00", b"\xff", b"\r", b" ", b"?", b"#",
+                  b"a" * 300, b"index.html", b"_static/", b"%2e%2e/", b"\\", b"//", b"\t", b"\x1b[", b"~"]
+        answers = set()
+        for _ in range(400):
+            request = (rnd.choice([b"GET", b"HEAD", b"POST", b"OPTIONS", b"G\x00T", b""]) + b" "
+                       + b"".join(rnd.choice(pieces) for _ in range(rnd.randint(0, 6)))
+                       + rnd.choice([b" HTTP/1.0", b" HTTP/1.1", b"", b" HTTP/9.9"])
+                       + rnd.choice([b"\r\n\r\n", b"\n\n", b"\r\nHost: x\r\n\r\n"]))
+            answer = raw(port, request)
+            m = re.match(rb"HTTP/1\.[01] (\d{3}) ", answer)
+            answers.add(int(m.group(1)) if m else "other")
+        assert {400, 404, 501} <= answers
+        assert answers <= {200, 301, 400, 404, 414, 501, 505, "other"}, answers
+        assert "harmony-serve" in fetch(server.url)
+        assert server.proc.poll() is None
+    assert (tmp_path / "serve.err").read_text("utf-8") == ""
+
+
+def test_a_browser_that_hangs_up_mid_answer_is_forgotten_in_silence(starter, tmp_path):
+    with serving(starter, tmp_path, env_extra=NO_BUNDLE) as server:
+        port = port_of(server.url)
+        big = tmp_path / "out" / "big.bin"         # larger than the socket buffers
+        big.write_bytes(os.urandom(1 << 20) * 16)
+        for k in range(6):
+            s = socket.create_connection(("127.0.0.1", port), timeout=10)
+            s.sendall(b"GET /big.bin HTTP/1.0\r\n\r\n")
+            assert s.recv(4096).startswith(b"HTTP/1.0 200")
+            if k % 2:          # hang up hard (a reset), or just close with the answer unread
+                s.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            s.close()
+        time.sleep(1.0)
+        assert "harmony-serve" in fetch(server.url)
+        assert server.proc.poll() is None
+    assert (tmp_path / "serve.err").read_text("utf-8") == ""
+
+
+def test_a_port_in_use_is_reported_before_anything_is_built(starter, tmp_path):
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen(1)
+        port = taken.getsockname()[1]
+        out = tmp_path / "site"
+        started = time.monotonic()
+        run = subprocess.run([sys.executable, "-m", "harmony", "serve", str(starter), "--port", str(port),
+                              "--out", str(out)], capture_output=True, text=True, cwd=tmp_path,
+                             env=dict(os.environ, **NO_BUNDLE), timeout=120)
+    assert run.returncode == 2, run.stdout + run.stderr
+    assert run.stderr == (f"harmony serve: error: port {port} on 127.0.0.1 is in use (another harmony "
+                          "serve?): stop it, or choose another with --port N (0 picks a free one)\n")
+    assert run.stdout == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == []      # no site, no cache, nothing
+    assert time.monotonic() - started < 60
+
+
+def test_a_rebuild_that_cannot_write_is_one_line_and_the_last_site_stays(tmp_path, monkeypatch):
+    import errno
+    import io
+
+    from harmony.site import serve
+
+    def full(rules, out, **options):
+        raise OSError(errno.ENOSPC, "No space left on device", str(out / "index.html"))
+    monkeypatch.setattr(serve, "build_site", full)
+    state, out, err = serve.BuildState(), io.StringIO(), io.StringIO()
+    assert serve.rebuild(tmp_path / "rules", tmp_path / "site", out, err, state) is False
+    assert out.getvalue() == ""
+    assert err.getvalue() == (f"harmony serve: could not rebuild: No space left on device: {tmp_path}/site/"
+                              "index.html; still serving the last good site\n")
+    assert "No space left on device" in state.banner()
+
+
+def test_a_tiny_server_under_churn_answers_every_real_request_and_says_nothing(tmp_path):
+    """In this process, a server allowed 4 connections: 300 connections that send nothing, half
+    a request line or a whole request, opened and closed in a jumble, with a real request after
+    every tenth; every real request is answered, and the server writes no line."""
+    import io
+    import random
+
+    from harmony.site import serve
+    (tmp_path / "index.html").write_text("<html><body>home</body></html>", "utf-8")
+    err = io.StringIO()
+    server = serve.PreviewServer(serve.listen(0), tmp_path, serve.BuildState(), err=err)
+    server.max_open = 4
+    server.start()
+    port = server.address[1]
+    rnd = random.Random(8)
+    opened: list[socket.socket] = []
+    answered = 0
+    try:
+        deadline = time.monotonic() + 120
+        for k in range(300):
+            assert time.monotonic() < deadline
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setblocking(False)
+            s.connect_ex(("127.0.0.1", port))
+            opened.append(s)
+            with contextlib.suppress(OSError):
+                s.send(rnd.choice([b"", b"GET / HT", b"GET / HTTP/1.0\r\n\r\n"]))
+            if rnd.random() < 0.3:
+                opened.pop(rnd.randrange(len(opened))).close()
+            if k % 10 == 9:
+                assert status_of(raw(port, b"GET / HTTP/1.0\r\n\r\n", timeout=30)) == 200
+                answered += 1
+                assert server.open_connections() <= 4
+    finally:
+        for s in opened:
+            s.close()
+        server.stop()
+    assert answered == 30
+    assert err.getvalue() == ""

@@ -108,7 +108,8 @@ def test_the_wheel_holds_the_code_templates_site_sources_schema_and_starter(whee
                    if p.is_file() and "__pycache__" not in p.parts}
         assert shipped and {f"{packaged}/{rel}" for rel in shipped} <= names, folder
     assert "harmony/schema/harmony.schema.json" in names
-    starter = {p.relative_to(ROOT).as_posix() for p in (ROOT / "harmony" / "starter").rglob("*.yaml")}
+    starter = {p.relative_to(ROOT).as_posix() for p in (ROOT / "harmony" / "starter").rglob("*.y*ml")}
+    assert "harmony/starter/.github/workflows/harmony.yml" in starter      # the CI workflow
     assert starter and starter <= names
     assert not {n for n in names if n.startswith(("tests/", "rules_data/", "templates/", "site/"))}
 
@@ -173,3 +174,14 @@ def test_harmony_from_the_wheel_starts_a_harmony_that_checks_and_runs_under_pyte
     res = sh(env["python"], "-m", "pytest", "-q", "-p", "no:cacheprovider", "--harmony-rules",
              "fresh", cwd=work, env=env["env"])
     assert "3 passed" in res.stdout
+
+
+def test_a_plain_pytest_runs_a_harmony_from_the_wheel_by_path_or_from_inside(env):
+    work = env["work"] / "plain"
+    work.mkdir()
+    sh(env["bin"] / "harmony", "init", "myrules", cwd=work, env=env["env"])
+    assert (work / "myrules" / ".github" / "workflows" / "harmony.yml").is_file()
+    for args, cwd in ((("myrules",), work), ((), work / "myrules")):
+        res = sh(env["python"], "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, cwd=cwd,
+                 env=env["env"])
+        assert "3 passed" in res.stdout, res.stdout

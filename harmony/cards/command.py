@@ -29,7 +29,7 @@ def cards_args(p) -> None:
     p.add_argument("--rules", action="append", metavar="KEY[,KEY...]",
                    help="the rulesets to print, a set each, in this order; repeat the option "
                    "or separate keys with commas, e.g. --rules PB,PL "
-                   "(default: the revisions, i.e. sources of kind revision)")
+                   "(default: every ruleset that has cards, the revisions first)")
     p.add_argument("--size", choices=tuple(CARD_SIZES), default="poker",
                    help="card size: " + ", ".join(f"{c.name} {c.width:g}x{c.height:g} mm"
                                                   for c in CARD_SIZES.values()) + " (default poker)")
@@ -108,6 +108,35 @@ def rule_keys(values: list[str] | None) -> list[str] | None:
     if not keys:
         raise UsageError("--rules needs ruleset keys, e.g. --rules PB,PL")
     return keys
+
+
+def default_deck(model) -> list[str]:
+    """The rulesets printed when ``--rules`` is not given: every ruleset with a card, the
+    revisions (sources of kind ``revision``) first, each group in the order of the sources.
+
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> default_deck(load(default_rules_data())[0])
+    ['REV', 'PB', 'PL', 'AIW', 'DB', 'CP']
+    """
+    from .collect import rules_with_cards
+    having = rules_with_cards(model)
+    revisions = [k for k in having if model.sources[k].kind == "revision"]
+    return revisions + [k for k in having if k not in revisions]
+
+
+def no_cards_message(model, rules: list[str] | None, where: str) -> str:
+    """Why there is no card to print, in one true sentence: no cell ``where`` has a card, or
+    the rulesets given with ``--rules`` have none there (naming them, and those that do)."""
+    from .collect import rules_with_cards
+    add = "add card: {title, text} to its cells"
+    if rules is None:
+        return f"no cards to print: no cell {where} has a card ({add})"
+    having = rules_with_cards(model)
+    others = (f"; rulesets with cards: {', '.join(having)}" if having
+              else f"; no ruleset has one there ({add})")
+    return (f"no cards to print: no cell of {', '.join(rules)} (--rules) {where} has a card"
+            + others)
 
 
 def writable(path: Path, option: str, folder: bool = False) -> list[Path]:
@@ -195,9 +224,10 @@ def run_cards(args) -> int:
         unknown = [k for k in rules if k not in model.sources]
         if unknown:
             raise UsageError(f"unknown ruleset {', '.join(unknown)} (known: {', '.join(model.sources)})")
+    deck = rules if rules is not None else default_deck(model)
     start = time.perf_counter()
     try:
-        html, cards, fonts = pdf_html(model, rules, args.size, paper=args.paper, bleed=bleed,
+        html, cards, fonts = pdf_html(model, deck, args.size, paper=args.paper, bleed=bleed,
                                       crop_marks=args.crop_marks, backs=args.backs,
                                       site_url=site_url, margin=margin, with_fonts=True)
     except CardOverflow as e:
@@ -218,11 +248,8 @@ def run_cards(args) -> int:
               file=sys.stderr)
         return 1
     if not cards:
-        from .collect import default_rules
-        asked = rules if rules is not None else default_rules(model)
-        where = f" in {given.only}" if given.only is not None else ""
-        print(f"harmony cards: no cards to print: no cell of {', '.join(asked) or 'any ruleset'}"
-              f"{where} has a card (add card: {{title, text}} to its cells)", file=sys.stderr)
+        where = f"in {given.only if given.only is not None else given.root}"
+        print(f"harmony cards: {no_cards_message(model, rules, where)}", file=sys.stderr)
         return 1
     for folder in to_make:
         if not folder.exists():

@@ -11,6 +11,7 @@ import sys
 from pathlib import Path
 
 from .compare import diff_models
+from .markdown import to_markdown
 from .plain import jsonable
 from .revisions import RULES_DIR, Side, find_repo, folder_side, revision_side
 from .rst import changes_rst
@@ -22,8 +23,9 @@ def diff_args(p):
                    "folder; revisions are read from the git repository holding the other side's "
                    "folder, else the current folder")
     p.add_argument("new", help="a git revision or a rules_data folder")
-    p.add_argument("--format", choices=("text", "json", "rst"), default="text",
-                   help="text (word diffs as [-old-]{+new+}), json, or rst (a 'what changed' page)")
+    p.add_argument("--format", choices=("text", "json", "rst", "markdown"), default="text",
+                   help="text (word diffs as [-old-]{+new+}), json, rst (a 'what changed' page) "
+                   "or markdown (the changed rulings and clauses, to post on a pull request)")
     p.add_argument("--rules-dir", default=RULES_DIR,
                    help=f"the folder read at a git revision (default {RULES_DIR})")
     p.add_argument("--no-rulings", action="store_true",
@@ -60,6 +62,8 @@ def run_diff(args) -> int:
                 "old": len(old.report.errors), "new": len(new.report.errors)}, **d}
             sys.stdout.write(json.dumps(jsonable(d), indent=2, sort_keys=True,
                                         ensure_ascii=False) + "\n")
+        elif args.format == "markdown":
+            sys.stdout.write(to_markdown(d, old.label, new.label))
         else:
             sys.stdout.write(to_text(d, old.label, new.label))
     finally:

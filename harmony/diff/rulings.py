@@ -20,8 +20,18 @@ def _row(r: Any, name: str, default: Any = None) -> Any:
     return getattr(r, name, default)
 
 
+def step_number(step: Any) -> Any:
+    """A step as users read it: numbered from 1, as pytest, check and the site number it.
+
+    >>> step_number(0), step_number("setup")
+    (1, 'setup')
+    """
+    return step + 1 if isinstance(step, int) and not isinstance(step, bool) else step
+
+
 def run_rulings(model: Model, scenario_id: str) -> tuple[dict, str | None]:
-    """A scenario's rulings keyed by (step, question, ruleset), or the reason it did not run."""
+    """A scenario's rulings keyed by (step, question, ruleset), or the reason it did not run;
+    the step numbered from 1 (:func:`step_number`)."""
     try:
         result = run_scenario(model, scenario_id)
     except Exception as e:  # noqa: BLE001  the old side may not fit today's engine
@@ -29,7 +39,7 @@ def run_rulings(model: Model, scenario_id: str) -> tuple[dict, str | None]:
     errors = [getattr(d, "message", str(d)) for d in _row(result, "errors", []) or []]
     rows = {}
     for r in _row(result, "rulings", []) or []:
-        key = (_row(r, "step"), str(_row(r, "question")), str(_row(r, "ruleset")))
+        key = (step_number(_row(r, "step")), str(_row(r, "question")), str(_row(r, "ruleset")))
         rows[key] = {"actual": jsonable(_row(r, "actual")),
                      "reasons": sorted(map(str, _row(r, "reasons", []) or [])),
                      "expected": jsonable(_row(r, "expected"))}

@@ -203,6 +203,24 @@ def drawing_style() -> dict:
             "hexside": svg.HEXSIDE_STROKE, "sides": list(svg.SIDE_COLOURS), "kinds": svg.KIND_SHORT}
 
 
+def limits() -> dict:
+    """The limits a position from a link must keep, which the page checks in the link's raw
+    text before it parses or draws anything (then :meth:`harmony.explorer.Explorer.check`
+    reads the whole position as a scenario file is read): the longest link code, the deepest
+    nesting, and the schema's largest map and most units and steps.
+
+    >>> limits()
+    {'columns': 60, 'link': 1333336, 'nesting': 39, 'rows': 60, 'steps': 1000, 'units': 10000}
+    """
+    from ..explorer import MAX_LINK, MAX_NESTING
+    from ..schema import resolve, schema
+    scenario = schema()["$defs"]["scenario"]
+    board = resolve(scenario["$defs"]["map"])["properties"]
+    return {"columns": board["columns"]["maximum"], "link": MAX_LINK, "nesting": MAX_NESTING,
+            "rows": board["rows"]["maximum"], "steps": scenario["properties"]["steps"]["maxItems"],
+            "units": scenario["properties"]["units"]["maxItems"]}
+
+
 def _script(assignments: dict[str, object]) -> bytes:
     """A classic script setting globals to JSON values, one per line, in a fixed order."""
     lines = ["/* written by harmony build (harmony/site/explorer.py); do not edit */"]
@@ -302,7 +320,7 @@ def bundle_files(pyodide: Path, model: Model, rules: str | os.PathLike,
         "harmony.js": _script({
             "__harmonyExplorerBundle": {"zip": _b64gz(python_zip(rules)), "home": HOME,
                                         "links": clause_links(model), "pyodide": version,
-                                        "style": drawing_style()}}),
+                                        "style": drawing_style(), "limits": limits()}}),
     }
 
 

@@ -83,7 +83,77 @@
     while (b64.length % 4) { b64 += "="; }
     return JSON.parse(new TextDecoder().decode(base64ToBytes(b64)));
   }
-  window.harmonyExplorerCodec = {encode: encode, decode: decode, canonical: canonical};
+  /* how deeply JSON text nests lists and mappings, in one pass before it is parsed (a
+     bracket inside a string does not count): as harmony.explorer.nesting */
+  function nesting(text) {
+    var depth = 0, deepest = 0, inString = false;
+    for (var i = 0; i < text.length; i += 1) {
+      var c = text.charCodeAt(i);
+      if (inString) {
+        if (c === 92) { i += 1; } else if (c === 34) { inString = false; }
+      } else if (c === 34) { inString = true; }
+      else if (c === 91 || c === 123) { depth += 1; if (depth > deepest) { deepest = depth; } }
+      else if (c === 93 || c === 125) { depth -= 1; }
+    }
+    return deepest;
+  }
+  /* The limits a link must keep (harmony build writes them from the schema and
+     harmony.explorer); these stand in for a bundle that does not say. */
+  var LIMITS = {link: 1333336, nesting: 39, columns: 60, rows: 60, units: 10000, steps: 1000};
+  function num(n) { return Number(n).toLocaleString("en-US"); }
+  function kindOf(v) {
+    return v === null ? "null" : Array.isArray(v) ? "a list" : typeof v === "object" ? "a mapping" :
+      typeof v === "string" ? "text" : typeof v === "boolean" ? "true or false" : "a number";
+  }
+  /* The cheap checks of a link's code, before anything is parsed deeply or drawn: its length,
+     base64url of UTF-8 JSON text, its nesting, a mapping, the map's size and the number of
+     units and steps. {position} or {error}; the Python side then checks the whole position
+     as a scenario file is checked (harmony.explorer.Explorer.check). */
+  function precheck(code) {
+    if (code.length > LIMITS.link) {
+      return {error: "the link is too long (" + num(code.length) + " characters; the limit is " + num(LIMITS.link) + ")"};
+    }
+    if (!/^[A-Za-z0-9_-]*$/.test(code)) { return {error: "the link's code is not base64url of JSON text"}; }
+    var text;
+    try {
+      var b64 = code.replace(/-/g, "+").replace(/_/g, "/");
+      while (b64.length % 4) { b64 += "="; }
+      text = new TextDecoder("utf-8", {fatal: true}).decode(base64ToBytes(b64));
+    } catch (e) { return {error: "the link's code is not base64url of JSON text"}; }
+    var depth = nesting(text);
+    if (depth > LIMITS.nesting) {
+      return {error: "the position nests lists and mappings " + depth + " deep; the limit is " + LIMITS.nesting};
+    }
+    var p;
+    try { p = JSON.parse(text); } catch (e) { return {error: "the link's code is not base64url of JSON text"}; }
+    if (p === null || typeof p !== "object" || Array.isArray(p)) {
+      return {error: "a position is a mapping (map, units, start, rulesets, steps), not " + kindOf(p)};
+    }
+    if (p.map !== undefined) {
+      var m = p.map;
+      if (m === null || typeof m !== "object" || Array.isArray(m)) { return {error: "map: a mapping, not " + kindOf(m), path: "map"}; }
+      var ok = true;
+      ["columns", "rows"].forEach(function (k) {
+        var v = m[k];
+        if (v !== undefined && !(typeof v === "number" && Math.floor(v) === v && v >= 1 && v <= LIMITS[k])) { ok = false; }
+      });
+      if (!ok) {
+        return {error: "the map is " + String(m.columns).slice(0, 20) + " columns by " + String(m.rows).slice(0, 20) +
+                " rows; a map has 1 to " + LIMITS.columns + " columns and 1 to " + LIMITS.rows + " rows", path: "map"};
+      }
+    }
+    var counts = [["units", "unit"], ["steps", "step"]];
+    for (var i = 0; i < counts.length; i += 1) {
+      var k = counts[i][0], v = p[k];
+      if (v !== undefined && !Array.isArray(v)) { return {error: k + ": a list, not " + kindOf(v), path: k}; }
+      if (v && v.length > LIMITS[k]) {
+        return {error: "the position has " + num(v.length) + " " + counts[i][1] + "s; the limit is " + num(LIMITS[k]), path: k};
+      }
+    }
+    return {position: p};
+  }
+  window.harmonyExplorerCodec = {encode: encode, decode: decode, canonical: canonical, nesting: nesting,
+                                 precheck: precheck};
 
   /* ------------------------------------------------------------ hex geometry
      The flat-topped, odd-q board of harmony.hexgrid (labels A1, B1...). */
@@ -180,9 +250,11 @@
                         the decision) */
                      "import gc\ngc.collect()\ngc.freeze()");
         var ex = py.globals.get("_harmony_explorer");
-        var decideFn = ex.decide, yamlFn = ex.scenario_yaml;
+        var decideFn = ex.decide, yamlFn = ex.scenario_yaml, checkFn = ex.check;
         return {
           catalogue: JSON.parse(ex.catalogue()),
+          /* the position read as a scenario file is read: {ok} or {error: {message, path}} */
+          check: function (pos) { return JSON.parse(checkFn(canonical(pos))); },
           links: bundle.links || {},
           /* the rulings alone: the page draws its own board */
           decide: function (pos) { return JSON.parse(decideFn(canonical(pos), false)); },
@@ -207,10 +279,48 @@
   };
 
   function copy(x) { return JSON.parse(JSON.stringify(x)); }
-  function fromHash() {
-    var m = /(?:^#|&)position=([A-Za-z0-9_-]+)/.exec(window.location.hash);
+  function defaultPosition() {
+    var p = copy(DEFAULT);
+    p.rulesets = defaultRulesets();
+    return p;
+  }
+  /* The position in the page's address: null when it holds none, else {position} or
+     {error}. A position the page did not write is checked before anything is drawn: the raw
+     link first (precheck), then, with what the page fills in for keys left out, the whole
+     position by the rules of a scenario file (the engine's check). */
+  function readLink() {
+    var m = /(?:^#|&)position=([^&]*)/.exec(window.location.hash);
     if (!m) { return null; }
-    try { return decode(m[1]); } catch (e) { return {error: "the link's position could not be read (" + e.message + ")"}; }
+    var found = precheck(m[1]);
+    if (found.error) { return found; }
+    var p = found.position;
+    if (p.map === undefined) { p.map = {columns: 8, rows: 7}; }
+    if (p.units === undefined) { p.units = []; }
+    if (p.steps === undefined) { p.steps = []; }
+    if (p.start === undefined) {
+      var first = p.units[0];
+      p.start = {side: (first && typeof first.side === "string") ? first.side : "German", phase: "movement"};
+    }
+    if (p.rulesets === undefined) { p.rulesets = defaultRulesets(); }
+    var checked;
+    try { checked = engine.check(p); } catch (e) { checked = {error: {message: String(e && e.message || e)}}; }
+    if (checked.error) { return {error: checked.error.message, path: checked.error.path}; }
+    return {position: p};
+  }
+  /* the link read: say what is wrong with it (in the status line, a live region) and show the
+     default position instead; the page's attributes tell the tests and the bench */
+  function openLink(found) {
+    var n = String((parseInt(root.getAttribute("data-links") || "0", 10)) + 1);
+    if (found && found.error) {
+      message = {text: "This link's position cannot be opened: " + found.error + (found.path ? " (at " + found.path + ")" : "") +
+                       ". The default position is shown instead.", error: true};
+      root.setAttribute("data-link-error", message.text);
+    } else {
+      root.removeAttribute("data-link-error");
+      if (found) { message = null; }
+    }
+    root.setAttribute("data-links", n);
+    return found && found.position ? found.position : defaultPosition();
   }
 
   var pos = null;        // the position shown
@@ -864,7 +974,7 @@
           el("button", {type: "button", "class": "hm-ex-download", text: "Download scenario", onclick: download}),
           view.link,
           el("button", {type: "button", text: "Start afresh", onclick: function () {
-            pos = copy(DEFAULT); pos.rulesets = defaultRulesets(); ui.selected = null; changed(true);
+            pos = defaultPosition(); ui.selected = null; changed(true);
           }})]);
       })];
     view.link.setAttribute("href", "#position=" + encode(pos));
@@ -886,18 +996,15 @@
     engine = e;
     ui.hexside = ((engine.catalogue.hexsides || [])[0] || {name: "none"}).name;
     root.setAttribute("data-boot-ms", (performance.now() - t0).toFixed(0));
-    var given = fromHash();
-    if (given && given.error) { status(given.error, true); given = null; }
-    pos = given || copy(DEFAULT);
-    pos.map = pos.map || {columns: 8, rows: 7};
-    pos.units = pos.units || [];
-    pos.steps = pos.steps || [];
-    pos.start = pos.start || {side: (pos.units[0] || {}).side || "German", phase: "movement"};
-    if (!pos.rulesets) { pos.rulesets = defaultRulesets(); }
-    if (!given) { pos.rulesets = defaultRulesets(); }
+    var limits = window.__harmonyExplorerBundle.limits || {};
+    Object.keys(limits).forEach(function (k) { LIMITS[k] = limits[k]; });
+    pos = openLink(readLink());
     window.addEventListener("hashchange", function () {
-      var p = fromHash();
-      if (p && !p.error && encode(p) !== encode(pos)) { pos = p; ui.selected = null; changed(true); }
+      var found = readLink();
+      if (!found) { return; }
+      var p = openLink(found);
+      if (found.error || encode(p) !== encode(pos)) { pos = p; ui.selected = null; ui.fire = []; changed(true); }
+      else { render(); }
     });
     root.setAttribute("data-ready", "true");
     changed(true);
