@@ -59,6 +59,11 @@ def rev(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")
+def rev_letter(tmp_path_factory) -> Path:
+    return render(tmp_path_factory, "REV", "--paper", "letter")
+
+
+@pytest.fixture(scope="module")
 def pb(tmp_path_factory) -> Path:
     return render(tmp_path_factory, "PB")
 
@@ -224,8 +229,8 @@ def test_a_revision_marks_what_it_changes_and_lists_it(rev, pb, model):
     assert "Changes from" not in words(text_of(pb))
 
 
-def test_paper_sizes_and_embedded_fonts(rev, tmp_path_factory):
-    letter = render(tmp_path_factory, "REV", "--paper", "letter")
+def test_paper_sizes_and_embedded_fonts(rev, rev_letter):
+    letter = rev_letter
     a4 = PdfReader(str(rev)).pages[0].mediabox
     us = PdfReader(str(letter)).pages[0].mediabox
     assert (round(float(a4.width)), round(float(a4.height))) == (round(210 * MM), round(297 * MM))
@@ -235,10 +240,12 @@ def test_paper_sizes_and_embedded_fonts(rev, tmp_path_factory):
     assert fonts and all(line.split()[-5] == "yes" for line in fonts), fonts
 
 
-def test_nothing_is_printed_outside_the_printable_area(rev, tmp_path):
+@pytest.mark.parametrize("paper", ["a4", "letter"])
+def test_nothing_is_printed_outside_the_printable_area(paper, rev, rev_letter, tmp_path):
     """Every page: no ink within 12 mm of the paper's edge (running heads, page numbers and
     the change marks in the margin included)."""
     from PIL import Image
+    rev = rev if paper == "a4" else rev_letter
     dpi = 40
     subprocess.run(["pdftoppm", "-r", str(dpi), "-gray", str(rev), str(tmp_path / "p")], check=True)
     pages = sorted(tmp_path.glob("p-*.pgm"))

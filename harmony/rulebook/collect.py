@@ -366,8 +366,7 @@ def collect(model: Model, key: str) -> Rulebook:
             if m.kind == "footnote" and m.target in model.footnotes:
                 footnotes.setdefault(m.target, model.footnotes[m.target].text)
     glossary = _glossary(model, texts + list(footnotes.values()))
-    marker_words = ("marker", "counter")
-    markers = [g for g in glossary if any(w in g.term.lower() for w in marker_words)]
+    markers = [g for g in glossary if is_marker(model.term(g.term))]
     terms: dict[str, str] = {}
     for g in glossary:
         t = model.term(g.term)
@@ -393,6 +392,20 @@ def caption(title: str) -> str:
     """
     title = re.sub(r"^Figure\s+\S+?:\s*", "", " ".join(title.split()))
     return f"{title[:1].upper()}{title[1:]}: the position at the start."
+
+
+def is_marker(term: Term | None) -> bool:
+    """Whether a glossary term names a marker or counter (by its name or an alias): the
+    rulebook lists those again under Markers.
+
+    >>> is_marker(Term(term="opportunity spotted", aliases=["opportunity spotted marker"]))
+    True
+    >>> is_marker(Term(term="line of sight"))
+    False
+    """
+    names = [term.term] + list(term.aliases) if term is not None else []
+    return any(w in n.lower().split() for n in names for w in ("marker", "counter", "markers",
+                                                                  "counters"))
 
 
 def _glossary(model: Model, texts: list[str | None]) -> list[GlossaryEntry]:
