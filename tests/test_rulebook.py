@@ -322,3 +322,16 @@ def test_the_build_prints_every_rulebook_links_it_and_skips_an_unchanged_one(tmp
     assert len(printed) == 1 and [f for f in third.extras if f.endswith("-rulebook.pdf")] == \
         ["print/HB-rulebook.pdf"]
     assert "at once" in words(text_of(out / "print" / "HB-rulebook.pdf"))
+
+
+def test_rules_with_errors_or_a_single_file_are_refused(tmp_path, capsys):
+    mine = tmp_path / "mine"
+    assert main(["init", str(mine)]) == 0
+    (mine / "topics.yaml").write_text("topics: [{id: 3}]\n", "utf-8")
+    out = tmp_path / "x.pdf"
+    assert main(["rulebook", "HA", str(mine), "--out", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert "topics.yaml:1:" in err and "has errors; fix them first" in err
+    assert main(["rulebook", "REV", str(RULES / "spotting.yaml"), "--out", str(out)]) == 2
+    assert "not a folder" in capsys.readouterr().err
+    assert not out.exists()
