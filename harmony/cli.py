@@ -90,13 +90,16 @@ def run_fmt(args) -> int:
     for doc in res.failed:
         for d in doc.report.sorted():
             print(d, file=sys.stderr)
+    for line in res.write_failures():
+        print(f"harmony fmt: error: {line}", file=sys.stderr)
     verb = "would reformat" if args.check else "reformatted"
     for path in res.changed:
         print(f"{verb} {path}", file=sys.stderr if args.check else sys.stdout)
     done = "need formatting" if args.check else "reformatted"
     print(f"{len(res.changed)} of {res.files} files {done}"
-          + (f", {len(res.failed)} not read (fix their errors first)" if res.failed else ""))
-    if res.failed or (args.check and res.changed):
+          + (f", {len(res.failed)} not read (fix their errors first)" if res.failed else "")
+          + (f", {len(res.unwritten)} not written" if res.unwritten else ""))
+    if res.failed or res.unwritten or (args.check and res.changed):
         return 1
     return 0
 

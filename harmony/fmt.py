@@ -18,7 +18,7 @@ import signal
 import stat
 import tempfile
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
@@ -28,6 +28,7 @@ from ruamel.yaml.tokens import CommentToken
 
 from .diagnostics import Pos
 from .loader import Document, new_yaml, plain, read_file, yaml_files
+from .outdir import no_space
 from .schema import resolve as _resolve, schema, validate_items
 
 
@@ -446,8 +447,26 @@ def remove_stale_temp_files(folder: str, started: float) -> list[str]:
 @dataclass
 class FmtResult:
     changed: list[str]
+    #: files not read: reading or schema errors, or a format that would change the data
     failed: list[Document]
     files: int
+    #: files to reformat that could not be written, with the error (each left as it was);
+    #: a full disk stops the run at the first
+    unwritten: list[tuple[str, OSError]] = field(default_factory=list)
+
+    def write_failures(self) -> list[str]:
+        """One line per file that could not be written.
+
+        >>> import errno
+        >>> FmtResult([], [], 2, [("a.yaml", OSError(errno.EACCES, "Permission denied")),
+        ...                       ("b.yaml", OSError(errno.ENOSPC, "No space left on device"))]
+        ...           ).write_failures()  # doctest: +NORMALIZE_WHITESPACE
+        ['cannot write a.yaml: Permission denied; the file is left as it was',
+         'no space left on device writing b.yaml; the file is left as it was']
+        """
+        return [(f"no space left on device writing {path}" if no_space(e) else
+                 f"cannot write {path}: {e.strerror or e}") + "; the file is left as it was"
+                for path, e in self.unwritten]
 
 
 BOM = b"\xef\xbb\xbf"
@@ -458,7 +477,8 @@ def fmt_path(root: str, check: bool = False) -> FmtResult:
 
     A file with reading or schema errors is never written (it is returned in
     ``failed`` with its diagnostics); neither is one whose text would not
-    change, so its bytes, inode and modification time stay as they are.
+    change, so its bytes, inode and modification time stay as they are. A file
+    whose write fails is left as it was and returned in ``unwritten``.
     """
     with _terminate_cleanly():
         return _fmt_path(root, check)
@@ -467,6 +487,7 @@ def fmt_path(root: str, check: bool = False) -> FmtResult:
 def _fmt_path(root: str, check: bool) -> FmtResult:
     started = time.time()
     changed, failed, files, cleaned = [], [], 0, set()
+    unwritten: list[tuple[str, OSError]] = []
     for p in yaml_files(root):
         folder = os.path.dirname(os.path.realpath(p))
         if not check and folder not in cleaned:
@@ -500,7 +521,7 @@ def _fmt_path(root: str, check: bool) -> FmtResult:
                     write_atomic(str(p), text)
                 except OSError as e:
                     changed.pop()
-                    doc.report.error(Pos(doc.path), f"cannot write the formatted file "
-                                     f"({e.strerror or e}); the file is left as it was", "fmt-write")
-                    failed.append(doc)
-    return FmtResult(changed, failed, files)
+                    unwritten.append((doc.path, e))
+                    if no_space(e):   # every other write would fail the same way
+                        break
+    return FmtResult(changed, failed, files, unwritten)

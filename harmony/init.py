@@ -16,8 +16,10 @@ it is; the comments at the top of each file say what to change.
 """
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
+from . import outdir
 from .resources import starter
 from .usage import UsageError
 
@@ -40,7 +42,9 @@ def create(dest: Path) -> list[Path]:
     """Copy the starter into ``dest`` (created if missing); the files written, in path order.
 
     Refuses, with a :class:`~harmony.usage.UsageError`, a ``dest`` that is a
-    file or a folder with anything in it: nothing of yours is overwritten.
+    file or a folder with anything in it, a symbolic link to nothing, a path under
+    a file, and any folder :func:`harmony.outdir.folder` never writes: nothing of
+    yours is overwritten. A full disk is a :class:`harmony.outdir.WriteFailed`.
 
     >>> import tempfile
     >>> with tempfile.TemporaryDirectory() as tmp:
@@ -55,12 +59,14 @@ def create(dest: Path) -> list[Path]:
     if dest.is_dir() and any(dest.iterdir()):
         raise UsageError(f"{dest} is not empty: harmony init starts a new folder "
                          "(give a new or empty one)")
+    outdir.folder(dest, "new", "")
     root = starter()
     written = []
     for rel in starter_files():
         target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes((root / rel).read_bytes())
+        with outdir.writing(target):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes((root / rel).read_bytes())
         written.append(target)
     return written
 
@@ -71,7 +77,11 @@ def init_args(p) -> None:
 
 def run_init(args) -> int:
     dest = Path(args.dir)
-    made = create(dest)
+    try:
+        made = create(dest)
+    except outdir.WriteFailed as e:
+        print(f"harmony init: error: {e}", file=sys.stderr)
+        return 1
     print(f"created {dest} ({len(made)} files: "
           + ", ".join(p.relative_to(dest).as_posix() for p in made) + ")")
     print("next, edit the files (each says what it holds) and run:\n"

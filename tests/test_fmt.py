@@ -415,14 +415,31 @@ def test_a_failed_write_leaves_the_original_and_no_temporary_file(tmp_path, caps
     rc, out, err = run(capsys, folder)
     monkeypatch.undo()
     assert rc == 1
-    assert f"{path}:1:1: error: cannot write the formatted file (No space left on device); " \
-        "the file is left as it was [fmt-write]" in err.splitlines()
-    assert "0 of 2 files reformatted, 1 not read" in out
+    assert err.splitlines() == [f"harmony fmt: error: no space left on device writing {path}; "
+                                "the file is left as it was"]
+    assert "0 of 2 files reformatted, 1 not written" in out and "not read" not in out
     assert stamp(path) == before
     assert sorted(os.listdir(folder)) == ["sources.yaml", "spotting.yaml"]
     # once the disk is fine again the file is formatted
     assert run(capsys, folder)[0] == 0
     assert sorted(os.listdir(folder)) == ["sources.yaml", "spotting.yaml"]
+
+
+def test_a_write_refused_is_said_as_a_write_not_as_a_file_not_read(tmp_path, capsys, monkeypatch):
+    folder = rules(tmp_path, spotting=SHUFFLED)
+    path = folder / "spotting.yaml"
+    before = stamp(path)
+
+    def refuse(*args, **kwargs):
+        raise PermissionError(13, "Permission denied")
+    monkeypatch.setattr(fmt_module.os, "replace", refuse)
+    rc, out, err = run(capsys, folder)
+    monkeypatch.undo()
+    assert rc == 1
+    assert err.splitlines() == [f"harmony fmt: error: cannot write {path}: Permission denied; "
+                                "the file is left as it was"]
+    assert out.splitlines()[-1] == "0 of 2 files reformatted, 1 not written"
+    assert stamp(path) == before and sorted(os.listdir(folder)) == ["sources.yaml", "spotting.yaml"]
 
 
 def test_the_written_file_keeps_its_permissions(tmp_path, capsys):

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import filecmp
+import html
 import os
 from pathlib import Path
 
@@ -94,3 +95,36 @@ def test_a_one_clause_edit_rewrites_only_the_pages_that_show_it(tmp_path, rules_
     assert html_changed <= {f"{doc}.html", "differences.html", "genindex.html", "search.html",
                             *(f"{a}.html" for a in amending)}
     assert "Quokka-edit." in (out / f"{doc}.html").read_text("utf-8")
+
+
+def test_a_title_edit_leaves_no_page_with_the_old_title(tmp_path, rules_copy):
+    """Pages that refer to a clause show its title (the link's tooltip) without their own
+    source changing: an incremental build re-writes them, and gives a clean build's bytes."""
+    out = build_site(rules_copy, tmp_path / "out").out
+    model, _ = load(rules_copy)
+    pages = {rel: p.read_text("utf-8") for rel, p in site_files(out).items() if rel.endswith(".html")}
+
+    def showing(title: str) -> list[str]:
+        return sorted(rel for rel, text in pages.items() if f'title="{html.escape(title)}"' in text)
+    titles = [c.title for c in model.clauses.values()]
+    clause = max((c for c in model.clauses.values() if c.title and titles.count(c.title) == 1),
+                 key=lambda c: (len(showing(c.title)), c.id))
+    old = clause.title
+    assert len(showing(old)) > 3      # pages beside the clause's own refer to it
+    y = new_yaml()
+    path = Path(clause.file)
+    tree = y.load(path.read_text("utf-8"))
+    next(c for c in tree["clauses"] if c["id"] == clause.id)["title"] = "Quokka retitled"
+    with path.open("w", encoding="utf-8") as f:
+        y.dump(tree, f)
+    edited = build_site(rules_copy, out)
+    assert edited.read and len(edited.written) > len(edited.read)   # re-written, not re-read
+    now = {rel: p.read_bytes() for rel, p in site_files(out).items()}
+    clean = {rel: p.read_bytes() for rel, p in site_files(build_site(rules_copy, tmp_path / "clean").out).items()}
+
+    def with_old(site: dict[str, bytes]) -> list[str]:
+        return sorted(rel for rel, data in site.items() if rel.endswith(".html")
+                      and f'title="{html.escape(old)}"'.encode() in data)
+    assert with_old(now) == with_old(clean) == []
+    assert now.keys() == clean.keys()
+    assert [rel for rel in now if now[rel] != clean[rel]] == []

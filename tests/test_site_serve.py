@@ -345,6 +345,24 @@ def test_a_rebuild_that_cannot_write_is_one_line_and_the_last_site_stays(tmp_pat
     assert "No space left on device" in state.banner()
 
 
+def test_a_rebuild_stopped_by_a_full_disk_keeps_serving_the_last_site(tmp_path, monkeypatch):
+    """The build's own full-disk error (outdir.WriteFailed, raised where Sphinx or the copy
+    found no space) is one line too, and serve goes on with the last good site."""
+    import io
+
+    from harmony.outdir import WriteFailed
+    from harmony.site import serve
+
+    def full(rules, out, **options):
+        raise WriteFailed(f"no space left on device writing {out / 'index.html'}")
+    monkeypatch.setattr(serve, "build_site", full)
+    state, out, err = serve.BuildState(), io.StringIO(), io.StringIO()
+    assert serve.rebuild(tmp_path / "rules", tmp_path / "site", out, err, state) is False
+    assert err.getvalue() == (f"harmony serve: no space left on device writing {tmp_path}/site/"
+                              "index.html; still serving the last good site\n")
+    assert "no space left on device" in state.banner()
+
+
 def test_a_tiny_server_under_churn_answers_every_real_request_and_says_nothing(tmp_path):
     """In this process, a server allowed 4 connections: 300 connections that send nothing, half
     a request line or a whole request, opened and closed in a jumble, with a real request after

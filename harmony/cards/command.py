@@ -3,18 +3,24 @@ and, if asked, as card images (one PNG per card, Tabletop Simulator deck sheets)
 
 Every option is checked before anything is rendered: a number that is not one (``nan``,
 ``inf``, a negative size) is a usage error in plain words, and so is an output that cannot
-be written. A folder the outputs need is made, and the command says so.
+be written, or one harmony may not write (:mod:`harmony.outdir`: the PDF and the deck
+sheets replace only files harmony wrote, the card images go into a new or empty folder or
+one harmony wrote them into). A folder the outputs need is made, and the command says so.
+A full disk is one line; a failed write leaves no temporary file behind, and one a killed
+run left beside the PDF is removed by the next run.
 """
 from __future__ import annotations
 
 import dataclasses
 import math
 import os
+import re
 import sys
 import tempfile
 import time
 from pathlib import Path
 
+from .. import outdir
 from ..usage import UsageError, rules_arg
 from .collect import SITE_URL_ENV
 from .layout import CARD_SIZES, MIN_MARGIN, PAPERS
@@ -50,9 +56,10 @@ def cards_args(p) -> None:
                    help=f"base of the site, so each card links to its rule in full (default: "
                    f"${SITE_URL_ENV}; without either the links are relative to the site root)")
     p.add_argument("--out", default=DEFAULT_OUT, metavar="FILE",
-                   help=f"the PDF to write (default {DEFAULT_OUT})")
+                   help=f"the PDF to write (default {DEFAULT_OUT}): a new file, or cards harmony "
+                   "wrote; any other file is refused")
     p.add_argument("--png", metavar="DIR", help="also write one PNG per card (trim plus bleed) "
-                   "into DIR, for squib, nanDECK and the like")
+                   "into DIR (new, empty, or harmony's card images), for squib, nanDECK and the like")
     p.add_argument("--tts", metavar="PREFIX", help="also write Tabletop Simulator deck sheets: "
                    "PREFIX.png (up to 10 x 7 cards, the last place the hidden-card image) and "
                    "PREFIX-back.png (the backs in the same grid); PREFIX-N... for more than 69 "
@@ -202,9 +209,18 @@ def run_cards(args) -> int:
         raise UsageError(str(e) + (": leave out --crop-marks, or give a smaller --margin or "
                                    "--bleed" if args.crop_marks else ""))
     out = Path(args.out)
-    to_make = writable(out, "--out")
+    if out.is_dir():
+        raise UsageError(f"--out {out} is a folder; give a file name")
     if out.suffix.lower() != ".pdf":
         raise UsageError(f"--out {out} should name a .pdf file")
+    # may harmony write there (nothing of yours replaced), then can it (really tried)
+    outdir.file(out, "pdf", "--out")
+    if args.png:
+        outdir.folder(args.png, "cards", "--png", given.root)
+    if args.tts:
+        for sheet in tts_files(Path(args.tts)):
+            outdir.file(sheet, "png", "--tts")
+    to_make = writable(out, "--out")
     if args.png:
         to_make += writable(Path(args.png), "--png", folder=True)
     if args.tts:
@@ -256,13 +272,19 @@ def run_cards(args) -> int:
             folder.mkdir(parents=True, exist_ok=True)
             print(f"made folder {folder}")
     pdf = write_pdf(html)
+    remove_leftovers(out)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     try:
-        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
         tmp.write_bytes(pdf)
         os.replace(tmp, out)
     except OSError as e:
-        print(f"harmony cards: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        if outdir.no_space(e):
+            print(f"harmony cards: error: no space left on device writing {out}", file=sys.stderr)
+        else:
+            print(f"harmony cards: cannot write {out}: {e.strerror or e}", file=sys.stderr)
         return 1
+    finally:
+        tmp.unlink(missing_ok=True)
     sheets = im.sheets(len(cards))
     pages = sheets * (2 if args.backs else 1)
     print(f"layout: {im.describe()}" + (" (crop marks in the margins"
@@ -271,14 +293,55 @@ def run_cards(args) -> int:
     print(f"wrote {out}: {len(cards)} cards, {pages} pages; print at 100% (no scaling)"
           + (", duplex flipped on the long edge" if args.backs else "")
           + f" ({time.perf_counter() - start:.1f} s)")
-    if args.png:
-        from .exports import pixels, write_card_pngs
-        files = write_card_pngs(cards, fonts, im, Path(args.png), dpi)
-        print(f"wrote {len(files)} card images to {args.png} ({pixels(im.cell_width, dpi)} x "
-              f"{pixels(im.cell_height, dpi)} px at {dpi:g} dpi)")
-    if args.tts:
-        from .exports import write_tts
-        for s in write_tts(cards, fonts, im, Path(args.tts), dpi):
-            print(f"wrote {s.faces} and {s.backs}: Tabletop Simulator deck of {s.cards} cards, "
-                  f"{s.cols} wide x {s.rows} high (the last place is the hidden card)")
+    try:
+        if args.png:
+            from .exports import pixels, write_card_pngs
+            files = write_card_pngs(cards, fonts, im, Path(args.png), dpi)
+            print(f"wrote {len(files)} card images to {args.png} ({pixels(im.cell_width, dpi)} x "
+                  f"{pixels(im.cell_height, dpi)} px at {dpi:g} dpi)")
+        if args.tts:
+            from .exports import write_tts
+            for s in write_tts(cards, fonts, im, Path(args.tts), dpi):
+                print(f"wrote {s.faces} and {s.backs}: Tabletop Simulator deck of {s.cards} cards, "
+                      f"{s.cols} wide x {s.rows} high (the last place is the hidden card)")
+    except outdir.WriteFailed as e:
+        print(f"harmony cards: error: {e}", file=sys.stderr)
+        return 1
     return 0
+
+
+def tts_files(prefix: Path) -> list[Path]:
+    """The files ``--tts PREFIX`` may write that are there already: ``PREFIX.png``,
+    ``PREFIX-back.png``, ``PREFIX-N.png``, ``PREFIX-N-back.png``.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     for name in ("deck.png", "deck-2-back.png", "deck-notes.png", "decks.png"):
+    ...         _ = (Path(d) / name).write_bytes(b"")
+    ...     [p.name for p in tts_files(Path(d) / "deck")]
+    ['deck-2-back.png', 'deck.png']
+    """
+    sheet = re.compile(re.escape(prefix.name) + r"(?:-\d+)?(?:-back)?\.png")
+    try:
+        return sorted(p for p in prefix.parent.iterdir() if sheet.fullmatch(p.name))
+    except OSError:
+        return []
+
+
+def remove_leftovers(out: Path) -> list[Path]:
+    """Remove the temporary files a killed ``harmony cards`` left beside ``out``: only
+    ``.NAME.PID.tmp`` files whose process is gone; the removed.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     for name in (".cards.pdf.999999999.tmp", ".cards.pdf.x.tmp", "cards.pdf.1.tmp"):
+    ...         _ = (Path(d) / name).write_bytes(b"")
+    ...     [p.name for p in remove_leftovers(Path(d) / "cards.pdf")]
+    ['.cards.pdf.999999999.tmp']
+    """
+    removed = []
+    for entry in outdir.leftovers(out.parent, rf"\.{re.escape(out.name)}\.(\d+)\.tmp"):
+        if entry.is_file():
+            entry.unlink(missing_ok=True)
+            removed.append(entry)
+    return removed

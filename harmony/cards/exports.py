@@ -10,6 +10,10 @@ wide (a poker card at 300 dpi is 744 x 1039 px).
 A Tabletop Simulator custom deck (cards at trim size, without bleed) is a face sheet of up to 10 x 7 cards whose
 last place (bottom right) is the image shown for hidden cards, and a sheet of
 backs in the same grid ("unique backs"): so a sheet holds at most 69 cards.
+
+Every image carries harmony's mark (a PNG text chunk, :func:`harmony.outdir.mark_png`)
+and a folder of card images carries harmony's stamp file, so a later run replaces
+them and nothing else (:mod:`harmony.outdir`); each image is written all at once.
 """
 from __future__ import annotations
 
@@ -21,6 +25,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from .. import outdir
 from .collect import CardView
 from .layout import Imposition, Paper
 from .render import imposed_html, write_pdf
@@ -72,8 +77,9 @@ def _grid(template: Imposition, cols: int, rows: int, bleed: bool = True) -> Imp
     return Imposition(c, paper, b, cols, rows, 0.0, 0.0)
 
 
-def _png(pdf: bytes, out_prefix: Path, width: int, height: int, dpi: float) -> list[Path]:
-    """Every page of ``pdf`` as ``out_prefix-N.png`` of exactly width x height pixels."""
+def _png(pdf: bytes, width: int, height: int, dpi: float) -> list[bytes]:
+    """Every page of ``pdf`` as a PNG of exactly width x height pixels, carrying harmony's
+    mark (:func:`harmony.outdir.mark_png`), so a later run knows it may replace it."""
     if shutil.which("pdftoppm") is None:
         raise RuntimeError("pdftoppm (poppler-utils) is needed to write PNG images")
     with tempfile.TemporaryDirectory() as tmp:
@@ -83,13 +89,20 @@ def _png(pdf: bytes, out_prefix: Path, width: int, height: int, dpi: float) -> l
                         "-scale-to-y", str(height), "-png", str(src), str(Path(tmp) / "p")],
                        check=True, capture_output=True)
         pages = sorted(Path(tmp).glob("p-*.png"), key=lambda p: int(p.stem.rpartition("-")[2]))
-        out = []
-        for i, page in enumerate(pages, 1):
-            dest = out_prefix.with_name(f"{out_prefix.name}-{i}.png") if len(pages) > 1 \
-                else out_prefix.with_name(out_prefix.name + ".png")
-            shutil.move(str(page), dest)
-            out.append(dest)
-    return out
+        return [outdir.mark_png(page.read_bytes()) for page in pages]
+
+
+def write_file(dest: Path, data: bytes) -> Path:
+    """Write ``data`` to ``dest`` all at once (a temporary file beside it, then renamed); a
+    write that fails removes the temporary file and leaves ``dest`` as it was."""
+    tmp = dest.with_name(f".{dest.name}.{os.getpid()}.tmp")
+    try:
+        with outdir.writing(dest):
+            tmp.write_bytes(data)
+            os.replace(tmp, dest)
+    finally:
+        tmp.unlink(missing_ok=True)
+    return dest
 
 
 def card_name(index: int, card: CardView) -> str:
@@ -110,13 +123,13 @@ def write_card_pngs(cards: list[CardView], fonts: list[float], template: Imposit
     html = imposed_html(cards, fonts, one)
     pdf = write_pdf(html)
     w, h = pixels(one.paper.width, dpi), pixels(one.paper.height, dpi)
-    folder.mkdir(parents=True, exist_ok=True)
-    pages = _png(pdf, folder / ".cards", w, h, dpi)
-    out = []
-    for i, (page, card) in enumerate(zip(pages, cards)):
-        dest = folder / f"{card_name(i, card)}.png"
-        os.replace(page, dest)
-        out.append(dest)
+    with outdir.writing(folder):
+        folder.mkdir(parents=True, exist_ok=True)
+    pages = _png(pdf, w, h, dpi)
+    out = [write_file(folder / f"{card_name(i, card)}.png", page)
+           for i, (page, card) in enumerate(zip(pages, cards))]
+    with outdir.writing(folder):
+        outdir.stamp(folder, "cards")
     return out
 
 
@@ -125,7 +138,8 @@ def write_tts(cards: list[CardView], fonts: list[float], template: Imposition, p
     """Deck sheets for Tabletop Simulator: ``PREFIX-N.png`` (faces, the last place the back
     shown for hidden cards) and ``PREFIX-N-back.png`` (each card's back in the same place)."""
     sheets = []
-    prefix.parent.mkdir(parents=True, exist_ok=True)
+    with outdir.writing(prefix.parent):
+        prefix.parent.mkdir(parents=True, exist_ok=True)
     total = math.ceil(len(cards) / TTS_CARDS)
     for n in range(total):
         chunk = cards[n * TTS_CARDS:(n + 1) * TTS_CARDS]
@@ -137,7 +151,8 @@ def write_tts(cards: list[CardView], fonts: list[float], template: Imposition, p
         # faces, then the hidden-card place: the first card's back after the last face
         faces_html = imposed_html(chunk, chunk_fonts, im, hidden=chunk[0])
         backs_html = imposed_html(chunk, chunk_fonts, im, backs_only=True)
-        faces = _png(write_pdf(faces_html), prefix.with_name(name), w, h, dpi)[0]
-        backs = _png(write_pdf(backs_html), prefix.with_name(name + "-back"), w, h, dpi)[0]
+        faces = write_file(prefix.with_name(name + ".png"), _png(write_pdf(faces_html), w, h, dpi)[0])
+        backs = write_file(prefix.with_name(name + "-back.png"),
+                           _png(write_pdf(backs_html), w, h, dpi)[0])
         sheets.append(TtsSheet(faces, backs, cols, rows, len(chunk)))
     return sheets

@@ -14,9 +14,17 @@ A build never leaves the output torn or stale:
   folder beside the output and swapped in whole, so a build killed at any
   moment leaves the previous site as it was;
 * a build that was killed leaves a mark in the cache, and the next one starts
-  Sphinx afresh instead of trusting what it left;
+  Sphinx afresh instead of trusting what it left; a build that fails removes its
+  staging folder, and the next one removes any that a killed build left beside the
+  output (only folders named as harmony names them, ``.NAME.staging-PID`` and
+  ``.NAME.old-PID``, whose process is gone);
 * a staged source whose bytes differ from those of the last finished build is
   given a new time, so Sphinx re-reads by content, not by file time.
+
+The output is only ever a folder harmony may write (:func:`harmony.outdir.folder`:
+missing, empty, or a site harmony built, which carries the stamp file
+:data:`harmony.outdir.SITE_STAMP`); anything else is refused before the build starts.
+A full disk is one line (:class:`harmony.outdir.WriteFailed`).
 """
 from __future__ import annotations
 
@@ -29,6 +37,7 @@ import hashlib
 import io
 import json
 import os
+import re
 import shutil
 import sys
 import time
@@ -38,12 +47,13 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..check import check_path
+from .. import outdir
 from ..diagnostics import Report
 from ..trust import Trust
 from ..rulebook import site as rulebook_site
 from . import explorer, generate
 
-CACHE = ".harmony-cache"
+CACHE = outdir.SITE_CACHE
 #: in the cache: present while Sphinx writes, so a killed build is noticed
 UNFINISHED = "unfinished"
 
@@ -54,7 +64,7 @@ def cache_dir(out: Path) -> Path:
     >>> cache_dir(Path("/tmp/build/site")).as_posix()
     '/tmp/build/.site.harmony-cache'
     """
-    return out.parent / f".{out.name}{CACHE}"
+    return outdir.site_cache(out)
 
 
 class BuildError(Exception):
@@ -101,8 +111,12 @@ def write_if_changed(path: Path, data: bytes) -> bool:
         return False
     path.parent.mkdir(parents=True, exist_ok=True)
     tmp = path.with_name(path.name + ".tmp")
-    tmp.write_bytes(data)
-    os.replace(tmp, path)
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
     return True
 
 
@@ -178,19 +192,45 @@ def _exchange(a: Path, b: Path) -> bool:
 
 def publish(html: Path, out: Path) -> None:
     """Put a copy of ``html`` at ``out`` whole: copied to a staging folder beside ``out``,
-    then swapped in, so a reader (or a build killed half-way) never sees a mix."""
+    then swapped in, so a reader (or a build killed half-way) never sees a mix. A copy
+    that fails (a full disk) removes its staging folder and leaves ``out`` as it was."""
     staging = out.parent / f".{out.name}.staging-{os.getpid()}"
     old = out.parent / f".{out.name}.old-{os.getpid()}"
     for leftover in (staging, old):
         shutil.rmtree(leftover, ignore_errors=True)
-    shutil.copytree(html, staging)
-    if out.is_dir() and not out.is_symlink() and _exchange(staging, out):
-        shutil.rmtree(staging, ignore_errors=True)   # now the old site
-        return
-    if out.exists():
-        os.rename(out, old)
-    os.rename(staging, out)
+    try:
+        shutil.copytree(html, staging)
+        if out.is_dir() and not out.is_symlink() and _exchange(staging, out):
+            shutil.rmtree(staging, ignore_errors=True)   # now the old site
+            return
+        if out.exists():
+            os.rename(out, old)
+        os.rename(staging, out)
+    finally:
+        shutil.rmtree(staging, ignore_errors=True)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def remove_leftovers(out: Path) -> list[Path]:
+    """Remove the staging and old-site folders a killed build of ``out`` left beside it:
+    only those named as :func:`publish` names them, whose process is gone; the removed.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     for name in (".site.staging-999999999", ".site.old-999999999", ".site.staging-x",
+    ...                  ".other.staging-999999999"):
+    ...         (Path(d) / name).mkdir()
+    ...     [p.name for p in remove_leftovers(Path(d) / "site")]
+    ...     sorted(p.name for p in Path(d).iterdir())
+    ['.site.old-999999999', '.site.staging-999999999']
+    ['.other.staging-999999999', '.site.staging-x']
+    """
+    removed = []
+    for entry in outdir.leftovers(out.parent, rf"\.{re.escape(out.name)}\.(?:staging|old)-(\d+)"):
+        if entry.is_dir():
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
 
 
 def recover(out: Path) -> None:
@@ -236,6 +276,40 @@ def _default_collection() -> Iterator[None]:
         gc.set_threshold(*was)
 
 
+def _drop_empty_search_terms(app) -> list:
+    """``html-collect-pages`` (run before the search index is written): Sphinx keeps, from
+    build to build, every word it ever indexed, with the pages that hold it; a word no page
+    holds any more stays with no page, and the index of an incremental build differs from
+    a clean one's. The words of no page are dropped, so the two are the same bytes."""
+    indexer = getattr(app.builder, "indexer", None)
+    if indexer is None:
+        return []
+    indexer.prune(app.env.all_docs)
+    for name in ("_mapping", "_title_mapping"):
+        mapping = getattr(indexer, name, None)
+        if isinstance(mapping, dict):
+            for word in [w for w, pages in mapping.items() if not pages]:
+                del mapping[word]
+    return []
+
+
+#: Sphinx's warning for a page it could not write (it goes on with the next page)
+_WRITE_FAILED = re.compile(r"error writing file (.+?): \[Errno (\d+)\]")
+
+
+def _no_space_in(warnings: str) -> None:
+    """Sphinx says a full disk as a warning per page and goes on: stop at the first.
+
+    >>> _no_space_in("WARNING: error writing file /o/a.html: [Errno 28] No space left on device")
+    Traceback (most recent call last):
+    ...
+    harmony.outdir.WriteFailed: no space left on device writing /o/a.html
+    """
+    for m in _WRITE_FAILED.finditer(warnings):
+        if int(m.group(2)) in (errno.ENOSPC, errno.EDQUOT):
+            raise outdir.WriteFailed(f"no space left on device writing {m.group(1)}")
+
+
 def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
                site_dir: Path = generate.SITE, cache: str | os.PathLike | None = None,
                trust: Trust | None = None) -> BuildResult:
@@ -245,17 +319,21 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
     environment says, :meth:`Trust.of`) whether the clause examples may run.
     """
     start = time.perf_counter()
+    given = out
+    out = outdir.folder(out, "site", "--out", rules)
     model, report = check_path(rules)
     if report.errors:
         raise BuildError(f"{len(report.errors)} error(s) in {rules}: fix them first", report)
-    out = Path(out).resolve()
     cache_path = Path(cache).resolve() if cache else cache_dir(out)
     if out == cache_path or out in cache_path.parents:
         raise BuildError(f"the cache {cache_path} may not be inside the output folder {out}")
-    out.parent.mkdir(parents=True, exist_ok=True)
-    with locked(cache_path, out, status):
-        recover(out)
-        return _build(model, out, cache_path, status, site_dir, start, rules, trust)
+    with outdir.writing(given):
+        out.parent.mkdir(parents=True, exist_ok=True)
+        with locked(cache_path, out, status):
+            recover(out)
+            remove_leftovers(out)
+            outdir.folder(out, "site", "--out", rules)   # again, now that no one else writes it
+            return _build(model, out, cache_path, status, site_dir, start, rules, trust)
 
 
 def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
@@ -286,8 +364,10 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
                      keep_going=True)
         app.connect("html-page-context", lambda _a, pagename, *_r: result.written.append(pagename))
         app.connect("env-before-read-docs", lambda _a, _e, docnames: result.read.extend(sorted(docnames)))
+        app.connect("html-collect-pages", _drop_empty_search_terms)
         app.build(force_all=False)
     built = time.perf_counter()
+    _no_space_in(warnings.getvalue())
     for name, page in sorted(extras.items()):
         if write_if_changed(html / page["file"], page["html"].encode("utf-8")):
             result.extras.append(page["file"])
@@ -305,6 +385,7 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
         for stale in sorted((html / explorer.FOLDER).iterdir()):
             if stale.name not in bundle.files:
                 stale.unlink()
+    outdir.stamp(html, "site")
     _write_manifest(cache / "src", cache / "src-hashes.json")
     mark.unlink()
     publish(html, out)

@@ -4,7 +4,7 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from .. import trust
+from .. import outdir, trust
 from ..usage import UsageError, rules_arg
 
 DEFAULT_OUT = Path("build") / "site"
@@ -13,7 +13,8 @@ DEFAULT_OUT = Path("build") / "site"
 def _site_args(p):
     p.add_argument("path", nargs="?", help="a rules_data folder (default: the shipped rules_data)")
     p.add_argument("--out", default=str(DEFAULT_OUT),
-                   help="output folder (default: build/site under the current folder)")
+                   help="output folder (default: build/site under the current folder): a new or "
+                        "empty folder, or a site harmony built; any other folder is refused")
     trust.add_argument(p)
 
 
@@ -40,6 +41,9 @@ def run_build(args) -> int:
     may = trust.Trust.of(args.untrusted)
     try:
         res = build_site(rules, Path(args.out), trust=may)
+    except outdir.WriteFailed as e:
+        print(f"harmony build: error: {e}", file=sys.stderr)
+        return 1
     except BuildError as e:
         if e.report is not None:
             for d in e.report.sorted():
@@ -80,5 +84,10 @@ def run_serve(args) -> int:
     from .serve import serve
     if not 0 <= args.port <= 65535:
         raise UsageError(f"--port {args.port}: use 0 to 65535")
-    return serve(_folder(args.path), Path(args.out).resolve(), args.port,
-                 trust=trust.Trust.of(args.untrusted))
+    rules = _folder(args.path)
+    out = outdir.folder(args.out, "site", "--out", rules)
+    try:
+        return serve(rules, out, args.port, trust=trust.Trust.of(args.untrusted))
+    except outdir.WriteFailed as e:
+        print(f"harmony serve: error: {e}", file=sys.stderr)
+        return 1

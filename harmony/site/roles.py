@@ -5,6 +5,13 @@ scenario they show in the ``hm`` domain (docname and anchor). Prose pages cite
 a clause with ``:clause:`spotting.recording``` (or one cell,
 ``:clause:`spotting.recording@PL```); an id that no page defines gives a Sphinx
 warning at the file and line of the role.
+
+A reference shows its target's title (the link's tooltip) and points at its
+page and anchor, all taken when the page is written. Sphinx re-writes only the
+pages it re-read, so the domain also keeps, per page, the objects it refers to,
+and after reading it asks Sphinx to re-write every page referring to an object
+whose page, anchor or title changed (``env-get-updated``): an incremental build
+writes the same bytes as a clean one.
 """
 from __future__ import annotations
 
@@ -41,7 +48,7 @@ class HarmonyDomain(Domain):
     label = "Harmony"
     object_types = {k: ObjType(k, k) for k in KINDS}
     roles = {"clause": clause_role}
-    initial_data: ClassVar[dict[str, Any]] = {"objects": {}}
+    initial_data: ClassVar[dict[str, Any]] = {"objects": {}, "refs": {}}
     dangling_warnings = {
         "clause": "unknown clause id '%(target)s'",
         "cell": "unknown clause cell '%(target)s'",
@@ -55,18 +62,53 @@ class HarmonyDomain(Domain):
     def objects(self) -> dict:
         return self.data.setdefault("objects", {})
 
+    @property
+    def refs(self) -> dict[str, list[tuple[str, str]]]:
+        """Per page, the ``(kind, name)`` of every object of this domain it refers to."""
+        return self.data.setdefault("refs", {})
+
     def note(self, kind: str, name: str, docname: str, anchor: str, title: str = "") -> None:
         self.objects[(kind, name)] = (docname, anchor, title)
+
+    def process_doc(self, env, docname: str, document: nodes.document) -> None:
+        found = {(node["reftype"], node["reftarget"]) for node in document.findall(addnodes.pending_xref)
+                 if node.get("refdomain") == self.name}
+        if found:
+            self.refs[docname] = sorted(found)
+        else:
+            self.refs.pop(docname, None)
 
     def clear_doc(self, docname: str) -> None:
         for key, (doc, _a, _t) in list(self.objects.items()):
             if doc == docname:
                 del self.objects[key]
+        self.refs.pop(docname, None)
 
     def merge_domaindata(self, docnames, otherdata) -> None:
         for key, value in otherdata["objects"].items():
             if value[0] in docnames:
                 self.objects[key] = value
+        for docname, found in otherdata.get("refs", {}).items():
+            if docname in docnames:
+                self.refs[docname] = found
+
+    def referring(self, before: dict) -> list[str]:
+        """The pages referring to an object whose page, anchor or title is not what it was
+        in ``before`` (the objects before this build read its pages), or that is new or gone.
+
+        >>> d = HarmonyDomain.__new__(HarmonyDomain)
+        >>> d.data = {"objects": {("clause", "a"): ("t", "a", "New title"), ("clause", "b"): ("t", "b", "B")},
+        ...           "refs": {"x": [("clause", "a")], "y": [("clause", "b")], "z": [("term", "c")]}}
+        >>> d.referring({("clause", "a"): ("t", "a", "Old title"), ("clause", "b"): ("t", "b", "B"),
+        ...              ("term", "c"): ("glossary", "c", "C")})
+        ['x', 'z']
+        """
+        now = self.objects
+        changed = {k for k in before.keys() | now.keys() if before.get(k) != now.get(k)}
+        if not changed:
+            return []
+        return sorted(doc for doc, found in self.refs.items()
+                      if any(tuple(ref) in changed for ref in found))
 
     def resolve_xref(self, env, fromdocname, builder, typ, target, node, contnode):
         found = self.objects.get((typ, target))
@@ -114,6 +156,24 @@ class HarmonyDomain(Domain):
                 continue
             yield shown, shown, kind, docname, anchor, 1
 
+#: on the environment while its pages are read: the domain's objects before the read
+_BEFORE = "_hm_objects_before_read"
+
+
+def _remember_objects(app, env, docnames) -> None:
+    setattr(env, _BEFORE, dict(env.get_domain("hm").objects))
+
+
+def _pages_to_rewrite(app, env) -> list[str]:
+    """``env-get-updated``: the pages whose references changed (Sphinx re-writes them)."""
+    before = env.__dict__.pop(_BEFORE, None)   # not pickled with the environment
+    if before is None:
+        return []
+    return env.get_domain("hm").referring(before)
+
+
 def setup(app) -> None:
     app.add_domain(HarmonyDomain)
     app.add_role("clause", clause_role)
+    app.connect("env-before-read-docs", _remember_objects)
+    app.connect("env-get-updated", _pages_to_rewrite)

@@ -36,9 +36,10 @@ import time
 import urllib.parse
 from pathlib import Path
 
+from ..outdir import WriteFailed
+from ..trust import Trust
 from ..usage import UsageError
 from . import generate
-from ..trust import Trust
 from .build import BuildError, build_site
 
 
@@ -512,8 +513,9 @@ def rebuild(rules: Path, out: Path, out_stream=sys.stdout, err=sys.stderr,
             state: BuildState | None = None, trust: Trust | None = None) -> bool:
     try:
         res = build_site(rules, out, trust=trust)
-    except OSError as e:                   # a file that could not be read or written
-        problem = f"could not rebuild: {e.strerror or e}" + (f": {e.filename}" if e.filename else "")
+    except (OSError, WriteFailed) as e:    # a file that could not be read or written, a full disk
+        problem = (str(e) if isinstance(e, WriteFailed) else
+                   f"could not rebuild: {e.strerror or e}" + (f": {e.filename}" if e.filename else ""))
         print(f"harmony serve: {problem}; still serving the last good site", file=err, flush=True)
         if state is not None:
             state.set([problem])
