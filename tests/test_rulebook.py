@@ -335,3 +335,16 @@ def test_rules_with_errors_or_a_single_file_are_refused(tmp_path, capsys):
     assert main(["rulebook", "REV", str(RULES / "spotting.yaml"), "--out", str(out)]) == 2
     assert "not a folder" in capsys.readouterr().err
     assert not out.exists()
+
+
+def test_a_file_harmony_did_not_write_is_never_replaced(tmp_path, capsys):
+    theirs = tmp_path / "mine.pdf"
+    theirs.write_bytes(b"%PDF-1.7 somebody else's document")
+    assert main(["rulebook", "REV", str(RULES), "--out", str(theirs)]) == 2
+    assert "harmony did not write" in capsys.readouterr().err
+    assert theirs.read_bytes() == b"%PDF-1.7 somebody else's document"
+    ours = tmp_path / "rev.pdf"
+    assert main(["rulebook", "DB", str(RULES), "--out", str(ours)]) == 0
+    assert main(["rulebook", "DB", str(RULES), "--out", str(ours)]) == 0   # its own: replaced
+    assert PdfReader(str(ours)).metadata["/Creator"] == "harmony rulebook"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.pdf", "rev.pdf"]   # no leftovers

@@ -1,7 +1,8 @@
 """``harmony rulebook``: one ruleset's full rules as a PDF to read or print.
 
-The output is checked before anything is rendered (a folder where a file is asked for, a
-read-only file or folder is a usage error); a folder the output needs is made, and the
+The output is checked before anything is rendered: a folder where a file is asked for, a
+file harmony did not write (:mod:`harmony.outdir`: only a PDF of harmony's is replaced), a
+read-only file or folder is a usage error; a folder the output needs is made, and the
 command says so.
 """
 from __future__ import annotations
@@ -27,15 +28,20 @@ def rulebook_args(p) -> None:
 
 
 def run_rulebook(args) -> int:
-    from ..cards.command import writable
+    from .. import outdir
+    from ..cards.command import remove_leftovers, writable
     from ..loader import load
     from . import pdf_html, print_pdf, rulesets
 
     given = rules_arg(args.path, folder=True)
     out = Path(args.out or DEFAULT_OUT.format(key=args.key))
-    to_make = writable(out, "--out")
+    if out.is_dir():
+        raise UsageError(f"--out {out} is a folder; give a file name")
     if out.suffix.lower() != ".pdf":
         raise UsageError(f"--out {out} should name a .pdf file")
+    # may harmony write there (nothing of yours replaced), then can it (really tried)
+    outdir.file(out, "pdf", "--out")
+    to_make = writable(out, "--out")
     model, report = load(given.root)
     if report.errors:
         sys.stderr.write(report.to_text())
@@ -54,13 +60,19 @@ def run_rulebook(args) -> int:
         if not folder.exists():
             folder.mkdir(parents=True, exist_ok=True)
             print(f"made folder {folder}")
+    remove_leftovers(out)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
     try:
-        tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
         tmp.write_bytes(pdf)
         os.replace(tmp, out)
     except OSError as e:
-        print(f"harmony rulebook: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        if outdir.no_space(e):
+            print(f"harmony rulebook: error: no space left on device writing {out}", file=sys.stderr)
+        else:
+            print(f"harmony rulebook: cannot write {out}: {e.strerror or e}", file=sys.stderr)
         return 1
+    finally:
+        tmp.unlink(missing_ok=True)
     print(f"wrote {out}: the {args.key} rulebook, {pages} pages, {args.paper} "
           f"({time.perf_counter() - start:.1f} s)")
     return 0
