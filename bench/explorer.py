@@ -40,7 +40,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harmony import explorer as api  # noqa: E402
+from harmony.games.panzerblitz import explorer as api  # noqa: E402
 from harmony.site import explorer as bundle  # noqa: E402
 from harmony.site.build import build_site  # noqa: E402
 

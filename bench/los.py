@@ -11,7 +11,7 @@ reported:
   Games' line (one point per hex of distance, interpolated in cube
   coordinates, nudged off hexsides, rounded to a hex), then each hex between
   the ends and each hexside between consecutive hexes looked up;
-* ``harmony cold``: :func:`harmony.los.has_los` on every pair of a freshly
+* ``harmony cold``: :func:`harmony.games.panzerblitz.los.has_los` on every pair of a freshly
   built map, with harmony's per-offset cache emptied first (everything it
   precomputes is paid for in the timing);
 * ``harmony warm``: the same pairs asked again of the same map.
@@ -35,9 +35,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from harmony import hexgrid, los  # noqa: E402
-from harmony.hexgrid import DIRECTIONS, Hex, board, label  # noqa: E402
-from harmony.terrain import HexMap  # noqa: E402
+from harmony.games.panzerblitz import hexgrid, los  # noqa: E402
+from harmony.games.panzerblitz.hexgrid import DIRECTIONS, Hex, board, label  # noqa: E402
+from harmony.games.panzerblitz.terrain import HexMap  # noqa: E402
 
 
 # ------------------------------------------------------------------ the map

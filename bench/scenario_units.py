@@ -27,9 +27,9 @@ import yaml
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.append(str(ROOT))  # after PYTHONPATH: bench/run.py --tree measures another checkout
 
-from harmony.hexgrid import from_offset, label  # noqa: E402
+from harmony.games.panzerblitz.hexgrid import from_offset, label  # noqa: E402
 from harmony.loader import load  # noqa: E402
-from harmony.scenario import run_scenario  # noqa: E402
+from harmony.games.panzerblitz.scenario import run_scenario  # noqa: E402
 
 BASE = "rev-figure-1"
 #: The largest map side a scenario may have (the schema's limit): past 3,600 units, hexes hold

@@ -65,7 +65,7 @@ class Change:
 def changes(model, scenario_ids: list[str]) -> tuple[list[Change], list[str]]:
     """The rulings of ``scenario_ids`` whose play differs from what they expect, and, in
     words, those the engine gave no answer to (nothing to accept there)."""
-    from .scenario import played
+    from .game import played
     found: list[Change] = []
     unanswered: list[str] = []
     for sid in scenario_ids:

@@ -7,7 +7,7 @@ revision cells without their relation, parameters that are unknown or of
 the wrong type, and text marks (glossary terms, footnotes, parameters) that
 point nowhere. Then the checks that need the whole model: the pieces'
 agreement (:mod:`harmony.consistency`), scenarios
-(:mod:`harmony.scenario`) and rule cards that must fit
+(:mod:`harmony.games.panzerblitz.scenario`) and rule cards that must fit
 (:mod:`harmony.cards.fit`).
 """
 from __future__ import annotations
@@ -16,18 +16,21 @@ import difflib
 import os
 from typing import Any, Callable, NamedTuple
 
-from . import comparecheck, consistency, coverage, paramtypes, scenario, tablecheck
+from . import comparecheck, consistency, coverage, game, paramtypes, tablecheck
 from .cards.coverage import check_coverage
 from .cards.fit import check_cards
 from .diagnostics import Pos, Report
 from .loader import file_text, load
 from .markup import marks
 from .model import Cell, Citation, Model, Source
+from .trust import Trust
 
 
 
-def check_path(path: str | os.PathLike, with_coverage: bool = False) -> tuple[Model, Report]:
+def check_path(path: str | os.PathLike, with_coverage: bool = False,
+               trust: Trust | None = None) -> tuple[Model, Report]:
     model, report = load(path)
+    game.trusting(model, trust)    # whether a game module of the folder may be loaded
     check_model(model, report, with_coverage)
     return model, report
 
@@ -397,7 +400,7 @@ CHECKS: tuple[Check, ...] = (
     Check(consistency.check_parameter_coverage, whole_model=True),
     Check(consistency.check_requirements, whole_model=True),
     Check(consistency.check_versions, whole_model=True),
-    Check(scenario.check_scenarios, whole_model=True),
+    Check(game.check_scenarios, whole_model=True),
     Check(check_coverage, whole_model=True),
     Check(check_cards, whole_model=True),
 )

@@ -33,8 +33,9 @@ function ``f(model, report)`` named in :data:`harmony.check.CHECKS`:
     first in file order would decide, so the other clause could never be
     named by a ruling. Set it in one cell only.
 ``parameter-unset`` (error)
-    Every parameter of the registry (what the engine reads) has a value in
-    every ruleset: set by the rulebook's own cells, inherited from its
+    Every parameter of the registry that a ruleset's game reads (all of them,
+    for a game that does not say: :attr:`harmony.game.Game.parameters`) has a
+    value in that ruleset: set by the rulebook's own cells, inherited from its
     ``base``, or given by the registry's ``default``. A default is the
     registry's deliberate "not stated" and is not reported: warning on each
     would flag every rulebook that is silent on a rule it never had (PB on
@@ -58,7 +59,7 @@ function ``f(model, report)`` named in :data:`harmony.check.CHECKS`:
 When the loader left something out (a file or an item with errors), the
 checks of absence (``parameter-unset``, ``requirement-off``,
 ``version-empty``) stay silent: what is missing may be in what was left out.
-Scenarios are checked by :func:`harmony.scenario.check_scenarios`.
+Scenarios are checked by :func:`harmony.game.check_scenarios`.
 """
 from __future__ import annotations
 
@@ -71,7 +72,7 @@ from .loader import file_text
 from .markup import iter_marks
 from .model import Cell, Model, Source
 from .numbers import Number, numbers_in
-from . import paramtypes
+from . import game, paramtypes
 from .ruleset import OPTIONAL, Ruleset, base_chain, options_of
 
 RULESET_KINDS = ("canonical", "revision", "variant")
@@ -395,13 +396,18 @@ def _left_out(report: Report, name: str) -> bool:
     return bool(getattr(report, "was_left_out", lambda n: False)(name))
 
 
+def _reads(names: tuple[str, ...] | None, name: str) -> bool:
+    return names is None or name in names
+
+
 def check_parameter_coverage(model: Model, report: Report) -> None:
     if _partial(report):
         return
     rulesets = ruleset_sources(model)
     full = {k: ruleset(model, k, options_of(model, k)) for k in rulesets}
+    read = {k: game.reads(model, k) for k in rulesets}   # what each rulebook's game reads
     for name, p in sorted(model.parameters.items()):
-        missing = [k for k in rulesets if full[k].setting(name).unset]
+        missing = [k for k in rulesets if _reads(read[k], name) and full[k].setting(name).unset]
         if missing:
             report.error(p.pos("name"), f"parameter '{name}' has no value in "
                          f"{', '.join(missing)}: no cell of the rulebook (or of its base) sets it "

@@ -4,7 +4,7 @@ A cell (one rulebook's rule, optional or tournament rule on a row) is
 *exercised* when some ruling played under its rulebook names its clause among
 its reasons (or a refusal of the engine names it, in an example): the engine's
 answer to a scenario question (the scenarios are played once per model and
-shared, :func:`harmony.scenario.played`), or a ruling a clause's doctest
+shared, :func:`harmony.game.played`), or a ruling a clause's doctest
 ``examples:`` produce (run here quietly, recording every ruling, see
 :func:`example_rulings`). A ruling under a ruleset names the
 cell of its clause that the ruleset reads: the source's own cell, else its
@@ -35,16 +35,17 @@ from __future__ import annotations
 
 import builtins
 import doctest
+import inspect
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Iterable
+from typing import Any, Callable, Iterable
 
 from .diagnostics import Pos, Report
 from .model import Cell, Model
+from .game import ScenarioResult, clause_game, example_namespace, played
 from .ruleset import base_chain, parse_name
 from .rulings import Ruling
-from .scenario import played
 from .trust import Trust
 
 #: the statuses whose cells a ruleset plays (and so should be exercised)
@@ -318,27 +319,48 @@ def _rulings(model: Model, run_examples: bool = True) -> list[tuple[Use, list[st
                             list(row.reasons)))
     for clause in sorted(model.clauses.values(), key=lambda c: c.id):
         if clause.examples and run_examples:
-            for ruleset, ruling in example_rulings(model, clause):
+            recorder = _run_examples(model, clause)
+            at = clause.pos("examples")
+            for ruleset, ruling in recorder.rulings:
                 if not ruleset:
-                    # a ruling no game gave (a scenario transform, say) still names the
-                    # cells whose parameters decided it: credit those cells' sources
-                    for s in sorted(ruling.settings.values(), key=lambda s: s.name):
-                        if s.clause in ruling.reasons and s.source:
-                            out.append((Use("example", clause.id, s.source, "", clause.pos("examples")),
-                                        [s.clause]))
-                out.append((Use("example", clause.id, ruleset, "", clause.pos("examples")),
-                            list(ruling.reasons)))
+                    out += _unplayed(model, clause.id, at, ruling, recorder.rulesets)
+                out.append((Use("example", clause.id, ruleset, "", at), list(ruling.reasons)))
+    return out
+
+
+def _unplayed(model: Model, example: str, at: Pos, ruling: Ruling,
+              asked: list[str]) -> list[tuple[Use, list[str]]]:
+    """The uses of a ruling no game gave (made by hand, or by a scenario transform): it
+    still names the clauses that decided it. A clause whose parameter it read (through a
+    :class:`~harmony.rulings.Why`) is credited under the source that set it; any other it
+    names, under the rulesets the example asked for by name (``rules("ED2")``), else
+    under every source with a played cell of it (a topic of one column needs neither)."""
+    out: list[tuple[Use, list[str]]] = []
+    read = set()
+    for s in sorted(ruling.settings.values(), key=lambda s: s.name):
+        if s.clause in ruling.reasons and s.source:
+            read.add(s.clause)
+            out.append((Use("example", example, s.source, "", at), [s.clause]))
+    for cid in ruling.reasons:
+        clause = model.clauses.get(cid)
+        if cid in read or clause is None or _cell_sources(model, cid, ""):
+            continue
+        names = asked or [k for k, c in clause.cells.items() if c.status in PLAYED]
+        out += [(Use("example", example, name, "", at), [cid]) for name in names]
     return out
 
 
 # ---------------------------------------------------------------- examples
 class _Recorder:
     """The rulings an example produced: those the games it played returned (with their
-    ruleset), and those it showed or kept in a name (ruleset unknown)."""
+    ruleset), and those it showed or kept in a name (ruleset unknown); and the rulesets
+    it asked for by name (``rules("ED2")``)."""
 
-    def __init__(self) -> None:
+    def __init__(self, rulings_in: Callable[[Any], Iterable[Any] | None] | None = None) -> None:
         self.rulings: list[tuple[str, Ruling]] = []
+        self.rulesets: list[str] = []
         self._seen: set[int] = set()
+        self._rulings_in = rulings_in
 
     def add(self, ruleset: str, value: Any, depth: int = 0) -> None:
         if isinstance(value, Ruling):
@@ -351,87 +373,44 @@ class _Recorder:
         elif depth < 3 and isinstance(value, dict):
             for v in value.values():
                 self.add(ruleset, v, depth + 1)
-        elif depth < 3 and hasattr(value, "rulings") and hasattr(value, "rulesets"):
+        elif depth < 3 and isinstance(value, ScenarioResult):
             for row in value.rulings:            # a ScenarioResult an example played
                 if row.reasons:
                     self.add(row.ruleset, Ruling(row.actual, list(row.reasons)), depth + 1)
-        elif depth < 3 and type(value).__name__ == "Entry":
-            for name in ("spotted", "opfire", "interdiction"):
-                self.add(ruleset, getattr(value, name, None), depth + 1)
+        elif depth < 3 and self._rulings_in is not None:
+            held = self._rulings_in(value)       # what a value of the game holds
+            for v in held or ():
+                self.add(ruleset, v, depth + 1)
 
 
-class _Played:
-    """A game of an example, passing every call through and recording the rulings returned
-    (and the refusals, :class:`~harmony.engine.EngineError`, by the clause they name)."""
+def _recording_namespace(model: Model, clause, recorder: _Recorder) -> dict:
+    """The clause examples' namespace (:func:`harmony.game.example_namespace`) with every
+    game it makes recording its rulings (the game's ``record``), and the rulesets it asks
+    for by name noted."""
+    ns = example_namespace(model, clause)
+    rules = ns["rules"]
 
-    def __init__(self, game, recorder: _Recorder):
-        object.__setattr__(self, "_game", game)
-        object.__setattr__(self, "_recorder", recorder)
-
-    def __getattr__(self, name: str):
-        attr = getattr(self._game, name)
-        if not callable(attr):
-            return attr
-        game, recorder = self._game, self._recorder
-
-        def call(*args, **kwargs):
-            try:
-                result = attr(*args, **kwargs)
-            except ValueError as e:     # a refusal names its clause: it rules too
-                clause = getattr(e, "clause", None)
-                if clause:
-                    recorder.add(game.rules.name, Ruling(False, [clause], detail=str(e)))
-                raise
-            recorder.add(game.rules.name, result)
-            return result
-        return call
-
-    def __setattr__(self, name: str, value) -> None:
-        setattr(self._game, name, value)
-
-    def __repr__(self) -> str:
-        return repr(self._game)
+    def asked(name: str):
+        if name not in recorder.rulesets:
+            recorder.rulesets.append(name)
+        return rules(name)
+    ns["rules"] = asked
+    played_by = clause_game(model, clause)
+    if played_by.record is not None:
+        return played_by.record(ns, recorder.add)
+    # a game that says nothing: every function of its namespace notes what it returns
+    for name, value in played_by.namespace(model).items():
+        if inspect.isfunction(ns.get(name)) and ns[name] is not asked:
+            ns[name] = _noting(ns[name], recorder)
+    return ns
 
 
-def _recording_namespace(model: Model, recorder: _Recorder) -> dict:
-    """The clause examples' namespace (:func:`harmony.pytest_plugin.example_namespace`) with
-    every game it makes recording its rulings."""
-    from .pytest_plugin import example_namespace
-    ns = example_namespace(model)
-    played_as = lambda make: lambda *a, **kw: _Played(make(*a, **kw), recorder)  # noqa: E731
-
-    class Position:
-        def __init__(self, inner):
-            self._inner = inner
-
-        def under(self, ruleset: str):
-            return _Played(self._inner.under(ruleset), recorder)
-
-        def __getattr__(self, name):
-            return getattr(self._inner, name)
-
-    class RecordedGame:
-        """``Game`` of the namespace: ``Game.from_data(...)`` and ``Game(...)`` record."""
-
-        def __new__(cls, *a, **kw):
-            return _Played(ns_game(*a, **kw), recorder)
-
-        @staticmethod
-        def from_data(*a, **kw):
-            return _Played(ns_game.from_data(*a, **kw), recorder)
-
-    ns_game = ns["Game"]
-    position, run = ns["position"], ns["run_scenario"]
-    ns.update(board=played_as(ns["board"]), setup=played_as(ns["setup"]),
-              game=played_as(ns["game"]), position=lambda *a, **kw: Position(position(*a, **kw)),
-              Game=RecordedGame)
-
-    def run_scenario(sid):
-        result = run(sid)
+def _noting(function: Callable, recorder: _Recorder) -> Callable:
+    def call(*args, **kwargs):
+        result = function(*args, **kwargs)
         recorder.add("", result)
         return result
-    ns["run_scenario"] = run_scenario
-    return ns
+    return call
 
 
 def example_rulings(model: Model, clause) -> list[tuple[str, Ruling]]:
@@ -446,8 +425,13 @@ def example_rulings(model: Model, clause) -> list[tuple[str, Ruling]]:
     >>> ("PB", ['spotting.rule']) in [(rs, r.reasons) for rs, r in got]
     True
     """
-    recorder = _Recorder()
-    globs = _recording_namespace(model, recorder)
+    return _run_examples(model, clause).rulings
+
+
+def _run_examples(model: Model, clause) -> _Recorder:
+    """Run a clause's examples quietly, recording their rulings (:func:`example_rulings`)."""
+    recorder = _Recorder(clause_game(model, clause).rulings_in)
+    globs = _recording_namespace(model, clause, recorder)
     test = doctest.DocTestParser().get_doctest(clause.examples, globs, clause.id, clause.file, 0)
 
     class Quiet(doctest.DocTestRunner):
@@ -477,4 +461,4 @@ def example_rulings(model: Model, clause) -> list[tuple[str, Ruling]]:
             setattr(builtins, "_", before)
         elif hasattr(builtins, "_"):
             delattr(builtins, "_")
-    return recorder.rulings
+    return recorder

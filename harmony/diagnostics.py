@@ -36,8 +36,9 @@ class Diagnostic:
 
     def __post_init__(self) -> None:
         # a value quoted in a message may hold a line break: shown escaped, the
-        # message stays one line, with its position
-        object.__setattr__(self, "message", one_line(self.message))
+        # message stays one line, with its position; and a character that is not text (a
+        # control character, a lone surrogate) is written as its escape, never raw
+        object.__setattr__(self, "message", safe_text(one_line(self.message)))
 
     def __str__(self) -> str:
         return f"{self.pos}: {self.severity}: {self.message} [{self.code}]"
@@ -68,6 +69,9 @@ class Report:
     left_out: set[str] = field(default_factory=set)
     #: True when a file or an item could not be read into the model
     incomplete: bool = False
+    #: True when a whole folder could not be read (unreadable, or a symlink not followed):
+    #: any name may be defined in it, so no reference is reported as unknown
+    folder_left_out: bool = False
     #: remarks printed after the summary (e.g. checks that were skipped)
     notes: list[str] = field(default_factory=list)
     _seen: set[Diagnostic] = field(default_factory=set, init=False, repr=False, compare=False)
@@ -94,11 +98,13 @@ class Report:
             self.add(d)
         self.left_out |= other.left_out
         self.incomplete = self.incomplete or other.incomplete
+        self.folder_left_out = self.folder_left_out or other.folder_left_out
         self.notes.extend(n for n in other.notes if n not in self.notes)
 
     def was_left_out(self, name: str | None) -> bool:
         """True when ``name`` may be defined by something the loader could not read."""
-        return name is not None and (name in self.left_out or name.lower() in self.left_out)
+        return name is not None and (self.folder_left_out or name in self.left_out
+                                     or name.lower() in self.left_out)
 
     def within(self, file: str | os.PathLike, folder: str | os.PathLike | None = None) -> "Report":
         """The problems located in ``file`` alone, for a file checked inside ``folder``
@@ -113,11 +119,13 @@ class Report:
         >>> one.notes
         ['the other files of rules have 0 errors and 1 warning: harmony check rules lists them']
         """
-        want = os.path.realpath(file)
-        mine = Report(files=1, left_out=set(self.left_out), incomplete=self.incomplete)
+        # shown paths are printable (:func:`display_path`): compare the printable forms
+        want = printable_name(os.path.realpath(file))
+        mine = Report(files=1, left_out=set(self.left_out), incomplete=self.incomplete,
+                      folder_left_out=self.folder_left_out)
         others = Report()
         for d in self.diagnostics:
-            (mine if os.path.realpath(d.pos.path) == want else others).add(d)
+            (mine if printable_name(os.path.realpath(d.pos.path)) == want else others).add(d)
         mine.notes = list(self.notes)
         if others.diagnostics:
             where = display_path(os.fspath(folder if folder is not None
@@ -180,9 +188,93 @@ def _count(n: int, noun: str) -> str:
 
 
 def display_path(path: str) -> str:
-    """A path as the user would type it: relative to the working folder when inside it."""
+    r"""A path as the user would type it: relative to the working folder when inside it, and
+    printable: a name whose bytes are not UTF-8 (read by Python as surrogate escapes) shows
+    each such byte as ``\xNN``, so a message naming it can always be written.
+
+    >>> display_path("/no/such/folder/rules_\udcff.yaml")
+    '/no/such/folder/rules_\\xff.yaml'
+    """
     try:
         rel = os.path.relpath(path)
     except ValueError:
-        return path
-    return path if rel.startswith("..") else rel
+        rel = ".."
+    return printable_name(path if rel.startswith("..") else rel)
+
+
+def printable_name(name: str) -> str:
+    r"""A file name as text that can be written anywhere: each byte that is not UTF-8 (a
+    surrogate escape, as :func:`os.fsdecode` reads it) as ``\xNN``, and any other
+    character that is not text (a control character, a lone surrogate) as its escape.
+
+    >>> printable_name("rules_\udcff.yaml"), printable_name("a\x07b\n.yaml"), printable_name("ok.yaml")
+    ('rules_\\xff.yaml', 'a\\x07b\\x0a.yaml', 'ok.yaml')
+    """
+    if not NOT_A_NAME.search(name):
+        return name
+    return NOT_A_NAME.sub(_escape_char, name)
+
+
+#: a character that is never text in rules_data (nor in anything harmony writes): the C0
+#: controls but tab and newline, DEL, the C1 controls, lone surrogates and the two
+#: non-characters U+FFFE and U+FFFF. A YAML file cannot hold one raw (the reader refuses
+#: it, except a carriage return or NEL, which end a line); a double-quoted escape
+#: (``"\0"``, ``"\e"``, ``"\udc80"``) can.
+NOT_TEXT = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\ud800-\udfff\ufffe\uffff]")
+
+
+#: what a file name shown in a message may not hold: :data:`NOT_TEXT`, tab and the line
+#: breaks (a message is one line)
+NOT_A_NAME = re.compile("[\t\n\u2028\u2029" + NOT_TEXT.pattern[1:])
+
+
+def _escape_char(m: re.Match) -> str:
+    c = ord(m.group())
+    if 0xDC80 <= c <= 0xDCFF:           # a byte that was not UTF-8, as os.fsdecode keeps it
+        return f"\\x{c - 0xDC00:02x}"
+    return f"\\x{c:02x}" if c < 0x100 else f"\\u{c:04x}"
+
+
+def safe_text(text: str) -> str:
+    r"""``text`` with every character that is not text (:data:`NOT_TEXT`) written as its
+    escape: what a writer (the terminal, a JSON file, a page) is given, so neither a raw
+    control character nor a lone surrogate ever leaves harmony.
+
+    >>> safe_text("tab\tand line\n kept; \x1b[31m and \udc80 are not")
+    'tab\tand line\n kept; \\x1b[31m and \\udc80 are not'
+    """
+    if not NOT_TEXT.search(text):
+        return text
+    return NOT_TEXT.sub(lambda m: f"\\x{ord(m.group()):02x}" if ord(m.group()) < 0x100
+                        else f"\\u{ord(m.group()):04x}", text)
+
+
+#: the names of the C0 and C1 control characters and DEL
+_CONTROL_NAMES = (
+    "NUL SOH STX ETX EOT ENQ ACK BEL BS HT LF VT FF CR SO SI DLE DC1 DC2 DC3 DC4 NAK SYN ETB "
+    "CAN EM SUB ESC FS GS RS US").split()
+_C1_NAMES = (
+    "PAD HOP BPH NBH IND NEL SSA ESA HTS HTJ VTS PLD PLU RI SS2 SS3 DCS PU1 PU2 STS CCH MW "
+    "SPA EPA SOS SGCI SCI CSI ST OSC PM APC").split()
+
+
+def describe_char(ch: str) -> str:
+    r"""A character that is not text, by its code point and name, for a message.
+
+    >>> describe_char("\x07"), describe_char("\x1b"), describe_char("\x7f")
+    ('control character U+0007 (BEL)', 'control character U+001B (ESC)', 'control character U+007F (DEL)')
+    >>> describe_char("\x85"), describe_char("\udc80"), describe_char("\uffff")
+    ('control character U+0085 (NEL)', 'lone surrogate U+DC80 (half of a UTF-16 pair, not a character)', 'non-character U+FFFF')
+    """  # noqa: E501 (the example's output is one line)
+    c = ord(ch)
+    if c < 0x20:
+        return f"control character U+{c:04X} ({_CONTROL_NAMES[c]})"
+    if c == 0x7F:
+        return "control character U+007F (DEL)"
+    if 0x80 <= c <= 0x9F:
+        return f"control character U+{c:04X} ({_C1_NAMES[c - 0x80]})"
+    if 0xD800 <= c <= 0xDFFF:
+        return f"lone surrogate U+{c:04X} (half of a UTF-16 pair, not a character)"
+    if c in (0xFFFE, 0xFFFF):
+        return f"non-character U+{c:04X}"
+    return f"character U+{c:04X}"

@@ -26,6 +26,7 @@ import hashlib
 import os
 import re
 from collections import OrderedDict
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -35,21 +36,29 @@ from ruamel.yaml import events as ev
 from ruamel.yaml.composer import Composer
 from ruamel.yaml.constructor import SafeConstructor as TimeStampConstructor
 from ruamel.yaml.nodes import MappingNode, ScalarNode
+from ruamel.yaml.reader import ReaderError
 
 from . import ccompose, parsecache
 from .ccompose import MAX_DEPTH, MAX_DIGITS
-from .diagnostics import Pos, Report, display_path
+from .diagnostics import NOT_A_NAME, NOT_TEXT, Pos, Report, describe_char, display_path
 from .model import Model, add_document
 from .schema import validate_items
 from .yamltree import Document, first_content, node_pos, plain, walk
 
 # Document, node_pos, plain and walk are read through the loader too (harmony.fmt, tests)
 __all__ = [
-    "MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "YAML_SUFFIXES", "Document", "load", "names_in_text",
-    "new_yaml", "node_pos", "plain", "read_bytes", "read_checked", "read_file", "read_text",
-    "usable_part", "walk", "yaml_files",
+    "MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "MAX_ENTRIES", "YAML_SUFFIXES", "Document", "FolderScan",
+    "load", "names_in_text", "new_yaml", "node_pos", "plain", "read_bytes", "read_checked",
+    "read_file", "read_text", "scan_folder", "usable_part", "walk", "yaml_files",
 ]
 MAX_BYTES = 1_000_000
+#: The most files and folders a rules folder may hold (all kinds, at every depth): a rules
+#: folder holds tens of files; a path with more (``/``, a home folder) is not one, and is
+#: refused before it is walked to the end.
+MAX_ENTRIES = 20_000
+#: The most characters that are not text (:data:`harmony.diagnostics.NOT_TEXT`) reported
+#: one by one in a file; the last error counts the others.
+MAX_CHAR_ERRORS = 20
 YAML_SUFFIXES = (".yaml", ".yml")
 
 
@@ -218,6 +227,7 @@ def read_text(path: str, text: str, round_trip: bool = True) -> Document:
         tree = ccompose.compose(text)
         if tree is not None:
             doc.tree = tree
+            _refuse_characters(doc)
             return doc
     y = new_yaml()
     y.Composer = _GuardedComposer
@@ -225,6 +235,9 @@ def read_text(path: str, text: str, round_trip: bool = True) -> Document:
         tree = y.load(text)
     except _Refused as e:
         r.error(Pos(path, e.mark.line + 1, e.mark.column + 1), e.message, e.code)
+        return doc
+    except ReaderError as e:
+        _raw_characters(doc, e)
         return doc
     except YAMLError as e:
         _yaml_error(doc, e)
@@ -237,7 +250,158 @@ def read_text(path: str, text: str, round_trip: bool = True) -> Document:
                 "is a mapping of sections (sources, topics, clauses, ...)", "schema-type")
         return doc
     doc.tree = tree
+    _refuse_characters(doc)
     return doc
+
+
+#: single-character escapes of a double-quoted YAML scalar, and what each stands for
+_ESCAPES = {"0": "\0", "a": "\a", "b": "\b", "t": "\t", "\t": "\t", "n": "\n", "v": "\v",
+            "f": "\f", "r": "\r", "e": "\x1b", " ": " ", '"': '"', "/": "/", "\\": "\\",
+            "N": "\x85", "_": "\xa0", "L": "\u2028", "P": "\u2029"}
+_HEX_ESCAPES = {"x": 2, "u": 4, "U": 8}
+
+
+def _escapes(text: str, start: int) -> list[tuple[int, str, str]]:
+    r"""The escapes of the double-quoted scalar whose opening quote is at ``text[start]``:
+    ``(index of the backslash, the character it stands for, the escape as written)``.
+
+    >>> _escapes('a: "x\\0y\\u00e9\\\\" # \\e', 3)
+    [(5, '\x00', '\\0'), (8, 'é', '\\u00e9'), (14, '\\', '\\\\')]
+    """
+    out = []
+    i, n = start + 1, len(text)
+    while i < n:
+        ch = text[i]
+        if ch == '"':
+            break
+        if ch != "\\":
+            i += 1
+            continue
+        nxt = text[i + 1:i + 2]
+        end = i + 2
+        if nxt in _ESCAPES:
+            out.append((i, _ESCAPES[nxt], text[i:end]))
+        elif nxt in _HEX_ESCAPES:
+            end += _HEX_ESCAPES[nxt]
+            try:
+                out.append((i, chr(int(text[i + 2:end], 16)), text[i:end]))
+            except ValueError:
+                pass
+        i = end                             # (an escaped line break: past it)
+    return out
+
+
+def _strings(node: Any, path: tuple = ()) -> Any:
+    """``(path, text, is_key)`` for every key and text value of a tree."""
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if isinstance(k, str):
+                yield path + (k,), k, True
+            yield from _strings(v, path + (k,))
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            yield from _strings(v, path + (i,))
+    elif isinstance(node, str):
+        yield path, node, False
+
+
+def _refuse_characters(doc: Document) -> None:
+    r"""Report each character that is not text (a control character but tab and newline, a
+    lone surrogate, U+FFFE/U+FFFF) that a double-quoted escape put into a key or a value,
+    at its escape; the value is kept with U+FFFD in its place, so nothing after the loader
+    (the checks, a page, a card, a diff) ever holds one. A key holding one leaves the whole
+    file out, as a file that does not parse.
+
+    >>> doc = read_text("e.yaml", 'a:\n  b: "bell \\a, \\udc80"\n')
+    >>> for d in doc.report.diagnostics: print(d)
+    e.yaml:2:12: error: control character U+0007 (BEL), written '\a': text in rules_data holds no control characters but tab and newline; remove the escape [control-character]
+    e.yaml:2:16: error: lone surrogate U+DC80 (half of a UTF-16 pair, not a character), written '\udc80': it is not text; remove the escape, or write the character itself [not-a-character]
+    >>> doc.tree["a"]["b"]
+    'bell \ufffd, \ufffd'
+    """  # noqa: E501 (the example's output is one line)
+    text = doc.text
+    if "\\" not in text and not NOT_TEXT.search(text):
+        return                              # only an escape (or a raw CR or NEL) can put one in
+    starts: list[int] = []
+    found = 0
+    bad_key = False
+    for path, value, is_key in list(_strings(doc.tree)):
+        if not NOT_TEXT.search(value):
+            continue
+        if not starts:
+            starts = [0] + [i + 1 for i, c in enumerate(text) if c == "\n"]
+        pos = node_pos(doc.path, doc.tree, path, key=is_key)
+        at = starts[pos.line - 1] + pos.col - 1 if pos.line <= len(starts) else 0
+        escapes = _escapes(text, at) if text[at:at + 1] == '"' else []
+        places = [e for e in escapes if NOT_TEXT.match(e[1])]
+        if not places:                      # not from an escape we can point at: the value's start
+            places = [(at, m.group(), "") for m in NOT_TEXT.finditer(value)][:1]
+        for i, ch, escape in places:
+            found += 1
+            if found <= MAX_CHAR_ERRORS:
+                line, col = _line_col(text, i)
+                _char_error(doc, Pos(doc.path, line, col), ch, escape)
+        if is_key:
+            bad_key = True
+        elif not path:                      # the document is this one text (the schema refuses it)
+            doc.tree = NOT_TEXT.sub("\ufffd", value)
+        else:
+            _replace(doc.tree, path, NOT_TEXT.sub("\ufffd", value))
+    if found > MAX_CHAR_ERRORS:
+        doc.report.error(Pos(doc.path), f"{found - MAX_CHAR_ERRORS} more characters that are "
+                         "not text in this file (the first are listed above)", "control-character")
+    if bad_key:
+        doc.tree = None
+
+
+def _char_error(doc: Document, pos: Pos, ch: str, escape: str) -> None:
+    """One character that is not text, by its name: raw in the file, or written as an escape."""
+    written = f"written '{escape}'" if escape else "in the file itself"
+    if ch < "\ud800":
+        doc.report.error(pos, f"{describe_char(ch)}, {written}: text in rules_data holds no "
+                         "control characters but tab and newline; remove "
+                         + ("the escape" if escape else "it"), "control-character")
+    else:
+        doc.report.error(pos, f"{describe_char(ch)}, {written}: it is not text; remove "
+                         + ("the escape, or write the character itself" if escape else "it"),
+                         "not-a-character")
+
+
+def _replace(tree: Any, path: tuple, value: str) -> None:
+    """Put ``value`` at ``path`` of ``tree``, keeping the scalar's kind (its quotes, for fmt)."""
+    node = tree
+    for step in path[:-1]:
+        node = node[step]
+    old = node[path[-1]]
+    node[path[-1]] = value if type(old) is str else type(old)(value)
+
+
+#: what the YAML reader refuses to read raw: every character outside YAML's printable set
+_UNREADABLE = re.compile("[^\x09\x0a\x0d\x20-\x7e\x85\xa0-\ud7ff\ue000-\ufffd"
+                         "\U00010000-\U0010ffff]")
+
+
+def _raw_characters(doc: Document, e: ReaderError) -> None:
+    r"""Each character YAML cannot hold raw (a control character, U+FFFE...) at its place.
+
+    >>> doc = read_text("c.yaml", "a: 1\nb: x\x07y\x1b\n")
+    >>> for d in doc.report.diagnostics: print(d)
+    c.yaml:2:5: error: control character U+0007 (BEL), in the file itself: text in rules_data holds no control characters but tab and newline; remove it [control-character]
+    c.yaml:2:7: error: control character U+001B (ESC), in the file itself: text in rules_data holds no control characters but tab and newline; remove it [control-character]
+    """  # noqa: E501 (the example's output is one line)
+    text = doc.text
+    found = 0
+    for m in _UNREADABLE.finditer(text):
+        found += 1
+        if found <= MAX_CHAR_ERRORS:
+            line, col = _line_col(text, m.start())
+            _char_error(doc, Pos(doc.path, line, col), m.group(), "")
+    if not found:                           # the reader saw one where this did not
+        line, col = _line_col(text, min(max(getattr(e, "position", 0) or 0, 0), len(text)))
+        doc.report.error(Pos(doc.path, line, col), f"YAML: {e}".splitlines()[0], "yaml-syntax")
+    elif found > MAX_CHAR_ERRORS:
+        doc.report.error(Pos(doc.path), f"{found - MAX_CHAR_ERRORS} more characters that are "
+                         "not text in this file (the first are listed above)", "control-character")
 
 
 def _unclosed_bracket(text: str, mark) -> tuple[int, int, str] | None:
@@ -288,7 +452,7 @@ def _yaml_error(doc: Document, e: Exception) -> None:
         key = problem.split('"')[1] if '"' in problem else ""
         msg = (f"duplicate key '{key}': a key may appear only once in the same mapping; "
                "keep one (merge the two if both hold data)")
-    elif "'\\t'" in problem or "\\t" in problem or "tab" in problem.lower():
+    elif "'\\t'" in problem or "\\t" in problem or re.search(r"\btab\b", problem.lower()):
         code = "yaml-tab"
         msg = "tab character: YAML indentation and separation must use spaces"
     elif "another document" in problem or "single document" in context:
@@ -352,19 +516,117 @@ def read_file(path: str | os.PathLike) -> Document:
     return read_bytes(p, data, max(size, len(data)))
 
 
-def yaml_files(root: str | os.PathLike) -> list[Path]:
-    """The YAML files of a rules_data folder (or the one file named), in a stable order.
+@dataclass
+class FolderScan:
+    """The YAML files of a rules folder, and what kept any part of it from being read.
 
-    Files and folders under it whose names start with a dot are not rules: a harmony at the
-    top of its repository holds ``.github/workflows/*.yml`` (``harmony init`` writes one)
-    and perhaps ``.pre-commit-config.yaml`` or a ``.venv``.
+    ``problems`` holds ``(path, severity, message, code)`` for a folder that cannot be
+    read, a symlinked folder (never followed) and a name that is not UTF-8; ``complete``
+    is False when the folder holds more than ``limit`` (:data:`MAX_ENTRIES`) files and
+    folders, and the walk stopped there.
+    """
+
+    files: list[Path] = field(default_factory=list)
+    problems: list[tuple[Path, str, str, str]] = field(default_factory=list)
+    complete: bool = True
+    limit: int = MAX_ENTRIES
+
+
+def _bad_name(name: str) -> str | None:
+    r"""What is wrong with a file or folder name, as :func:`os.fsdecode` read it (None if
+    nothing is).
+
+    >>> _bad_name("rules.yaml"), _bad_name("rules_\udcff.yaml")
+    (None, 'is not UTF-8 (byte 0xff)')
+    """
+    bad = NOT_A_NAME.search(name)
+    if bad is None:
+        return None
+    c = ord(bad.group())
+    if 0xDC80 <= c <= 0xDCFF:
+        return f"is not UTF-8 (byte 0x{c - 0xDC00:02x})"
+    return f"holds a {describe_char(bad.group())}"
+
+
+def scan_folder(root: str | os.PathLike, limit: int | None = None) -> FolderScan:
+    r"""The YAML files under ``root`` (or the one file named), in a stable order, and the
+    problems met on the way; never raises.
+
+    A folder that cannot be read is an error (its files would be missing without a word);
+    so is a symlinked folder inside ``root``, which is not followed (it may lead outside the
+    rules folder, or back into it, round and round); a file or folder name that
+    is not UTF-8 is an error (a site cannot name it), though the file is read. A symlinked
+    file is read, as any file.
+
+    Files and folders whose names start with a dot are not rules, and are not walked: a
+    harmony at the top of its repository holds ``.github/workflows/*.yml`` (``harmony
+    init`` writes one) and perhaps ``.pre-commit-config.yaml``, a ``.venv`` or ``.git``.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     (Path(d) / "a.yaml").write_text("sources: []\n")
+    ...     os.symlink(d, Path(d) / "loop")
+    ...     scan = scan_folder(d)
+    ...     [p.name for p in scan.files], [(p.name, sev, code) for p, sev, _, code in scan.problems]
+    12
+    (['a.yaml'], [('loop', 'error', 'folder-symlink')])
     """
     root = Path(root)
+    scan = FolderScan(limit=MAX_ENTRIES if limit is None else limit)
     if root.is_file():
-        return [root]
-    return sorted((p for p in root.rglob("*") if p.suffix in YAML_SUFFIXES and p.is_file()
-                   and not any(part.startswith(".") for part in p.relative_to(root).parts)),
-                  key=lambda p: p.as_posix())
+        scan.files.append(root)
+        return scan
+    seen = 0
+    todo = [root]
+    while todo:
+        folder = todo.pop()
+        try:
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
+        except OSError as e:
+            scan.problems.append((folder, "error", f"cannot read this folder ({e.strerror or e}): "
+                                  "its files are not checked; make it readable", "folder-unreadable"))
+            continue
+        subfolders = []
+        for entry in entries:
+            if entry.name.startswith("."):  # not rules: .github/workflows, .venv, .git
+                continue
+            seen += 1
+            if seen > scan.limit:
+                scan.complete = False
+                todo = []
+                break
+            path = Path(entry.path)
+            try:
+                is_link = entry.is_symlink()
+                is_dir = entry.is_dir()
+                is_file = not is_dir and entry.is_file()
+            except OSError:
+                continue
+            bad = _bad_name(entry.name)
+            if is_dir and is_link:
+                scan.problems.append((path, "error", "a symlinked folder: harmony does not "
+                                      "follow it, so its files are not read; move or copy them "
+                                      "into the rules folder", "folder-symlink"))
+            elif is_dir:
+                if bad:
+                    scan.problems.append((path, "error", f"the name of this folder {bad}: rename "
+                                          "it (a site cannot name its files)", "file-name"))
+                subfolders.append(path)
+            elif is_file and path.suffix in YAML_SUFFIXES:
+                if bad:
+                    scan.problems.append((path, "error", f"the name of this file {bad}: rename "
+                                          "it (a site cannot name it)", "file-name"))
+                scan.files.append(path)
+        todo.extend(reversed(subfolders))
+    scan.files.sort(key=lambda p: p.as_posix())
+    return scan
+
+
+def yaml_files(root: str | os.PathLike) -> list[Path]:
+    """The YAML files of a rules_data folder (or the one file named), in a stable order
+    (:func:`scan_folder`, whose problems :func:`load` reports)."""
+    return scan_folder(root).files
 
 
 #: Files already read and validated in this process, by name and content hash:
@@ -569,7 +831,17 @@ def load(root: str | os.PathLike):
     """
     report = Report()
     model = Model(root=display_path(str(root)))
-    for path in yaml_files(root):
+    scan = scan_folder(root)
+    for where, severity, message, code in scan.problems:
+        (report.error if severity == "error" else report.warning)(
+            Pos(display_path(str(where))), message, code)
+        if code in ("folder-unreadable", "folder-symlink"):
+            report.incomplete = report.folder_left_out = True
+    if not scan.complete:
+        report.error(Pos(display_path(str(root))), f"more than {scan.limit:,} files and folders: "
+                     "a rules folder holds far fewer; is this the rules_data folder?", "folder-too-large")
+        report.incomplete = report.folder_left_out = True
+    for path in scan.files:
         doc, schema_report, broken = read_checked(path)
         report.files += 1
         model.files.append(doc.path)

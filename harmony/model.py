@@ -59,6 +59,8 @@ class Source(Located):
     summary: str | None = None
     documents: list[Document] = field(default_factory=list)
     versions: list[Version] = field(default_factory=list)
+    #: the game that plays this rulebook (:mod:`harmony.game`); None: the harmony's
+    game: str | None = None
 
     @property
     def label(self) -> str:
@@ -470,6 +472,9 @@ class Model:
     tables: dict[str, Table] = field(default_factory=dict)
     comparisons: dict[str, Comparison] = field(default_factory=dict)
     files: list[str] = field(default_factory=list)
+    #: the game of the harmony's rulebooks (the top-level ``game:``; :mod:`harmony.game`)
+    game: str | None = None
+    game_pos: Pos | None = None
     #: objects whose id repeated one already read: (kind, first, duplicate)
     duplicates: list[tuple[str, Located, Located]] = field(default_factory=list)
 
@@ -682,6 +687,9 @@ def add_document(model: Model, tree, file: str) -> None:
     for node in tree.get("comparisons") or []:
         comparison = build_comparison(node, file)
         put("comparison", model.comparisons, comparison.id, comparison)
+    game = tree.get("game")
+    if isinstance(game, str) and model.game is None:
+        model.game, model.game_pos = game, node_pos(file, tree, ("game",))
     sc = tree.get("scenario")
     if isinstance(sc, dict):
         scen = Scenario(file=file, node=sc, id=plain(sc.get("id")), title=plain(sc.get("title")),

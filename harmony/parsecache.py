@@ -70,12 +70,14 @@ _CODE: list[bytes] = []
 
 
 def code_fingerprint() -> bytes:
-    """A digest of harmony's modules and schema and of the versions that shape a parse."""
+    """A digest of harmony's modules (the built-in games' too: they play the scenarios whose
+    results are remembered) and schema and of the versions that shape a parse."""
     if not _CODE:
         h = hashlib.sha256()
         here = Path(__file__).resolve().parent
-        for p in sorted(here.glob("*.py")) + sorted((here / "schema").glob("*.json")):
-            h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
+        for p in (sorted(here.glob("*.py")) + sorted((here / "games").rglob("*.py"))
+                  + sorted((here / "schema").glob("*.json"))):
+            h.update(p.relative_to(here).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
         for dist in ("ruamel.yaml", "PyYAML", "jsonschema"):
             try:
                 h.update(metadata.version(dist).encode())

@@ -13,7 +13,7 @@ depends only on:
 * harmony's own code and the versions that shape a parse
   (:func:`harmony.parsecache.code_fingerprint`).
 
-The entry is the pickled :class:`harmony.scenario.ScenarioResult` with its
+The entry is the pickled :class:`harmony.game.ScenarioResult` with its
 ``scenario`` left out (it is the model's own, put back on reading). Entries live in
 ``played/`` beside the parse cache's ``parsed/`` (``HARMONY_CACHE``; ``off`` turns both off) and share its
 safety: written to a temporary file renamed into place, and an entry that cannot be

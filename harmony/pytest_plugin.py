@@ -4,7 +4,8 @@ Registered as the ``harmony`` pytest11 entry point, so ``python3 -m pytest``
 collects, from the YAML files of a rules_data folder:
 
 * ``<clause-id>``: the clause's ``examples:`` doctests (``>>>`` lines), run
-  with the engine API in the namespace (see :func:`example_namespace`);
+  with the names of the clause's game in the namespace (see
+  :func:`harmony.game.example_namespace`);
 * ``<scenario-id>[<ruleset>]``: every expected ruling of the scenario under
   that ruleset (value and clauses).
 
@@ -46,6 +47,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
+from . import game
 from .loader import YAML_SUFFIXES, load
 
 _MODELS = pytest.StashKey[dict]()
@@ -167,196 +169,10 @@ def _model(config, root: Path):
 
 # ---------------------------------------------------------------- examples
 
-#: Stock counters for clause examples: kind, weapon class, attack, range,
-#: defence, movement. The factors are those of the shipped scenarios' units;
-#: they are inputs to the engine, not rules.
-PIECES: dict[str, tuple[str, str, int, int, int, int]] = {
-    "tank": ("armoured", "A", 12, 8, 8, 6),
-    "gun": ("gun", "A", 10, 8, 3, 1),
-    "infantry": ("infantry", "I", 6, 3, 6, 3),
-    "truck": ("truck", "I", 0, 0, 1, 8),
-    "mortar": ("infantry", "M", 12, 12, 3, 1),
-    "howitzer": ("gun", "(H)", 20, 30, 2, 1),
-}
-
-_LISTS = ("markers", "registration")
-_INTS = ("attack", "range", "defence", "movement")
-#: The fields of the scenario unit format that ``key=value`` may set.
-_KEYS = ("id", "name", "side", "kind", "class", "at", "face", "dispersal", "loaded-in",
-         "opportunity-fire") + _LISTS + _INTS
-
-
-class ExampleError(ValueError):
-    """A unit or position description that an example got wrong."""
-
-
-def unit_data(spec: str) -> dict:
-    """Scenario unit data from a one-line description.
-
-    ``"[ID:] SIDE PIECE at HEX [key=value ...]"``: the piece is one of
-    :data:`PIECES`, the id defaults to the piece's name, and ``key=value``
-    changes any field of the scenario unit format (``class=C``,
-    ``movement=1``, ``face=down``, ``dispersal=D``, ``registration=D3,E3``,
-    ``loaded-in=truck``, ``markers=spotted``).
-
-    >>> unit_data("Soviet gun at B3")
-    {'id': 'gun', 'side': 'Soviet', 'kind': 'gun', 'class': 'A', 'attack': 10, 'range': 8, \
-'defence': 3, 'movement': 1, 'at': 'B3'}
-    >>> d = unit_data("scout: German tank at C2 class=C movement=4")
-    >>> d["id"], d["class"], d["movement"]
-    ('scout', 'C', 4)
-    >>> unit_data("German tank at A1 movment=4")
-    Traceback (most recent call last):
-    ...
-    harmony.pytest_plugin.ExampleError: 'German tank at A1 movment=4': unknown field 'movment' ...
-    >>> unit_data("German zeppelin at A1")
-    Traceback (most recent call last):
-    ...
-    harmony.pytest_plugin.ExampleError: 'German zeppelin at A1': unknown piece 'zeppelin' \
-(pieces: tank, gun, infantry, truck, mortar, howitzer)
-    """
-    uid, sep, rest = spec.partition(":")
-    if not sep:
-        uid, rest = "", spec
-    words = rest.split()
-    if len(words) < 4 or words[2] != "at":
-        raise ExampleError(f"{spec!r}: expected '[ID:] SIDE PIECE at HEX [key=value ...]'")
-    side, piece, _, where, *extra = words
-    if piece not in PIECES:
-        raise ExampleError(f"{spec!r}: unknown piece '{piece}' (pieces: {', '.join(PIECES)})")
-    kind, weapon, attack, rng, defence, movement = PIECES[piece]
-    d: dict[str, Any] = {"id": uid.strip() or piece, "side": side, "kind": kind, "class": weapon,
-                         "attack": attack, "range": rng, "defence": defence,
-                         "movement": movement, "at": where}
-    for item in extra:
-        key, eq, value = item.partition("=")
-        if not eq:
-            raise ExampleError(f"{spec!r}: expected key=value, not '{item}'")
-        if key not in _KEYS:
-            raise ExampleError(f"{spec!r}: unknown field '{key}' (fields: {', '.join(_KEYS)})")
-        if key in _LISTS:
-            d[key] = [v for v in value.split(",") if v]
-        elif key in _INTS:
-            d[key] = int(value)
-        else:
-            d[key] = value
-    return d
-
-
-class Position:
-    """A map with units on it, to be played under any ruleset of the model.
-
-    :meth:`under` gives a fresh :class:`~harmony.engine.Game` each time, so
-    one position can be asked the same question under several rulebooks.
-    """
-
-    def __init__(self, model, units: list[dict], map_data: dict, side: str, phase: str,
-                 turn: int = 1):
-        self.model, self.units, self.map = model, units, map_data
-        self.side, self.phase, self.turn = side, phase, turn
-
-    def under(self, ruleset: str):
-        """The position as a game under ``ruleset`` (``"REV"``, ``"PL+opportunity-fire"``)."""
-        from .engine import Game
-        from .scenario import ruleset_for
-        return Game.from_data(ruleset_for(self.model, ruleset), self.map,
-                              [dict(u) for u in self.units], self.side, self.phase, self.turn)
-
-    def __repr__(self) -> str:
-        return f"<Position: {len(self.units)} units, {self.side} {self.phase}>"
-
-
-def make_position(model, *units: str, woods: str = "", town: str = "", size: str = "8x5",
-                  phase: str | None = None, turn: int = 1) -> Position:
-    """A :class:`Position` from unit descriptions (:func:`unit_data`).
-
-    ``woods`` and ``town`` list hex labels; the rest of the map is clear.
-    ``phase`` is ``"SIDE fire"`` or ``"SIDE movement"``; by default the
-    first unit's side is in its fire phase.
-    """
-    data = [unit_data(u) for u in units]
-    try:
-        columns, rows = (int(x) for x in size.split("x"))
-    except ValueError:
-        raise ExampleError(f"size {size!r}: expected COLUMNSxROWS, e.g. '8x5'") from None
-    hexes = {h: "woods" for h in woods.split()}
-    hexes.update({h: "town" for h in town.split()})
-    if phase is None:
-        if not data:
-            raise ExampleError("a position with no units needs phase='SIDE fire|movement'")
-        side, step = data[0]["side"], "fire"
-    else:
-        side, _, step = phase.rpartition(" ")
-        if not side:
-            raise ExampleError(f"phase {phase!r}: expected 'SIDE fire' or 'SIDE movement'")
-    return Position(model, data, {"columns": columns, "rows": rows, "hexes": hexes}, side, step,
-                    turn)
-
-
-def example_namespace(model) -> dict[str, Any]:
-    """The names a clause example may use.
-
-    ``model`` (the loaded rules_data), ``rules(name)`` (a
-    :class:`~harmony.ruleset.Ruleset` of it, e.g. ``rules("REV")``),
-    ``position(*units, woods=, town=, size=, phase=)`` (a :class:`Position`
-    built from one-line unit descriptions, see :func:`unit_data`; its
-    ``under(ruleset)`` is a game), ``board(ruleset, *units, ...)`` (the same,
-    straight to a game), ``move(game, unit, "D3 C3", mode=, overrun=)`` (a
-    whole move; returns the :class:`~harmony.engine.Entry` of the last hex),
-    ``setup(scenario_id, ruleset)`` (a
-    :class:`~harmony.engine.Game` at the scenario's start),
-    ``game(ruleset, map, units, side, phase)``, ``run_scenario``, ``Game``,
-    ``Ruleset``, ``Fraction``, ``parse_label``, ``label``, ``distance``,
-    ``sight`` and ``HexMap``.
-
-    >>> from harmony.loader import load
-    >>> model, report = load(Path(__file__).parents[1] / "rules_data")
-    >>> ns = example_namespace(model)
-    >>> g = ns["board"]("PB", "Soviet gun at A3", "German tank at C3", woods="C3")
-    >>> g.side, g.phase, g.where("tank")
-    ('Soviet', 'fire', 'C3')
-    >>> g.can_fire(["gun"], "tank")
-    Ruling(value=False, reasons=['spotting.spotted'])
-    """
-    from fractions import Fraction
-
-    from .engine import Game
-    from .hexgrid import distance, label, parse_label
-    from .los import sight
-    from .ruleset import Ruleset
-    from .scenario import ruleset_for, run_scenario
-    from .terrain import HexMap
-
-    def rules(name: str) -> Ruleset:
-        return ruleset_for(model, name)
-
-    def setup(scenario_id: str, ruleset: str) -> Game:
-        d = model.scenarios[scenario_id].data
-        return Game.from_data(rules(ruleset), d["map"], d["units"], d["start"]["side"],
-                              d["start"]["phase"], d["start"].get("turn", 1))
-
-    def game(ruleset: str, map: dict, units: list, side: str, phase: str = "fire") -> Game:
-        return Game.from_data(rules(ruleset), map, units, side, phase)
-
-    def position(*units: str, **kw) -> Position:
-        return make_position(model, *units, **kw)
-
-    def board(ruleset: str, *units: str, **kw) -> Game:
-        return make_position(model, *units, **kw).under(ruleset)
-
-    def move(g: Game, unit: str, hexes: str, mode: str = "normal", overrun: str | None = None):
-        """Move ``unit`` through the hexes named in ``hexes`` ("D3 C3"); the last entry."""
-        g.begin_move(unit, mode, overrun)
-        entry = None
-        for h in hexes.split():
-            entry = g.enter(h)
-        return entry
-
-    return {"model": model, "rules": rules, "setup": setup, "game": game,
-            "position": position, "board": board, "move": move,
-            "run_scenario": lambda sid: run_scenario(model, sid), "Game": Game,
-            "Ruleset": Ruleset, "Fraction": Fraction, "parse_label": parse_label, "label": label,
-            "distance": distance, "sight": sight, "HexMap": HexMap}
+def example_namespace(model, clause=None) -> dict[str, Any]:
+    """The names a clause example may use: :func:`harmony.game.example_namespace`, the
+    core's names and those of the clause's game."""
+    return game.example_namespace(model, clause)
 
 
 class ExampleFailure(Exception):
@@ -428,7 +244,7 @@ class ExampleItem(pytest.Item):
         may = Trust.of()     # a CI job that reviews a change sets HARMONY_UNTRUSTED for pytest too
         if not may.runs_code:
             pytest.skip(f"{may.note}: a clause example is the rules folder's own Python")
-        globs = example_namespace(self.model)
+        globs = example_namespace(self.model, self.clause)
         test = doctest.DocTestParser().get_doctest(self.clause.examples, globs, self.clause.id,
                                                    str(self.path), self.first_line - 1)
         failures: list[tuple[doctest.Example, str]] = []
@@ -482,8 +298,7 @@ class ScenarioItem(pytest.Item):
         self.scenario, self.ruleset, self.model = scenario, ruleset, model
 
     def runtest(self):
-        from .scenario import run_scenario
-        result = run_scenario(self.model, self.scenario.id, [self.ruleset])
+        result = game.run_scenario(self.model, self.scenario.id, [self.ruleset])
         problems = [str(e) for e in result.errors]
         problems += [row.explain() for row in result.rulings if not row.ok]
         if not result.rulings and not problems:

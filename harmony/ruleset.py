@@ -119,7 +119,7 @@ def options_of(model: Model, key: str) -> list[str]:
 
 def _options_by_source(model: Model) -> dict[str, set[str]]:
     """Every option an optional or tournament cell names, by the cell's source; worked out
-    once per model (kept on it, as :func:`harmony.scenario.ruleset_for` keeps rulesets)."""
+    once per model (kept on it, as :func:`ruleset_for` keeps rulesets)."""
     known = model.__dict__.get("_options_by_source")
     if known is None:
         known = {}
@@ -275,3 +275,12 @@ def _resolve(pname: str, ptype: str, default: Any, chain: Iterable[str], options
             return Setting(pname, coerce(ptype, default), clause.id,
                            own, "silent", f"{clause.id}@{own}", cell, unset)
     return Setting(pname, coerce(ptype, default), None, None, "default", None, None, unset)
+
+
+def ruleset_for(model: Model, name: str) -> Ruleset:
+    """``Ruleset.from_model``, cached on the model itself: the cache lives and dies with
+    the model it was computed from, so a model loaded later never sees stale rulesets."""
+    cache = model.__dict__.setdefault("_rulesets", {})
+    if name not in cache:
+        cache[name] = Ruleset.from_model(model, name)
+    return cache[name]

@@ -263,6 +263,9 @@ def _message(e: jsonschema.ValidationError, data: Any) -> tuple[str, str, bool]:
                 "schema-pattern", True)
     if v == "minLength":
         return f"{where} is empty: write the text or remove the key", "schema-empty", False
+    if v == "maxLength":
+        return (f"{where} is too long ({len(inst):,} characters; at most {e.validator_value}: it "
+                "names pages and files): shorten it", "schema-too-long", False)
     if v == "minItems":
         return f"{where} is an empty list: give at least {e.validator_value} item(s)", "schema-empty", False
     if v == "maxItems" and isinstance(inst, list):
@@ -311,6 +314,11 @@ def validate_items(doc: Document) -> tuple[Report, set]:
         return report, broken
     seen = set()
     errors = [x for e in validator().iter_errors(data) for x in _expand(e)]
+    # a mapping with a key its schema does not know: that key is the problem (an unknown
+    # question, say), not the key that one of the shapes it may take would want
+    unknown = {tuple(e.absolute_path) for e in errors if e.validator == "additionalProperties"}
+    errors = [e for e in errors if not (e.validator == "required" and e.parent is not None
+                                        and tuple(e.absolute_path) in unknown)]
     for err in sorted(errors, key=lambda e: list(map(str, e.absolute_path))):
         path = tuple(err.absolute_path)
         broken.add(path[:2] if len(path) >= 2 and isinstance(path[1], int) else path[:1])

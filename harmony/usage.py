@@ -21,11 +21,20 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from .loader import MAX_BYTES, YAML_SUFFIXES, read_checked, yaml_files
+from .diagnostics import printable_name
+from .loader import MAX_BYTES, YAML_SUFFIXES, read_checked, scan_folder
 
 
 class UsageError(Exception):
-    """A command called wrongly: one line for the user, exit code 2."""
+    r"""A command called wrongly: one line for the user, exit code 2. A path in it is shown
+    printable (a byte that is not UTF-8 as ``\xNN``, a control character as its escape).
+
+    >>> str(UsageError("no such file or folder: caf\udce9\x1b[2J"))
+    'no such file or folder: caf\\xe9\\x1b[2J'
+    """
+
+    def __init__(self, message: str):
+        super().__init__(printable_name(str(message)))
 
 
 def default_rules_data() -> Path:
@@ -62,9 +71,11 @@ def rules_arg(value: str | Path | None, *, folder: bool = False) -> Rules:
 
     Refused: a path that does not exist or is neither a file nor a folder; a
     file that is not ``.yaml``/``.yml`` (or any file, with ``folder=True``);
-    a folder without a YAML file; rules that define no sources anywhere (when
-    a file that might define them cannot be read, the command goes on and
-    reports that file's positioned errors instead).
+    a folder without a YAML file, or with more than :data:`harmony.loader.MAX_ENTRIES`
+    files and folders (``/``, a home folder: found out before walking it all); rules
+    that define no sources in a file of their own top folder (when a file that might
+    define them cannot be read, the command goes on and reports that file's
+    positioned errors instead).
 
     A single file is read within its rules folder: the nearest folder above it
     that holds a file defining ``sources:``. A file that defines sources itself
@@ -94,7 +105,11 @@ def rules_arg(value: str | Path | None, *, folder: bool = False) -> Rules:
         home = None if _defines_sources(path) is not False else rules_folder_of(path)
         rules = Rules(home, path) if home is not None else Rules(path)
     else:
-        if not yaml_files(path):
+        scan = scan_folder(path)
+        if not scan.complete:
+            raise UsageError(f"{path} holds more than {scan.limit:,} files and folders: a rules "
+                             "folder holds far fewer; is this the rules_data folder?")
+        if not scan.files:
             raise UsageError(f"no YAML files (.yaml, .yml) in {path}: is this the rules_data "
                              "folder?")
         rules = Rules(path)
@@ -128,15 +143,28 @@ def _defines_sources(path: Path) -> bool | None:
 
 
 def has_sources(root: Path) -> bool:
-    """False only when every YAML file under ``root`` reads and none defines sources.
+    """False only when every YAML file at the top of ``root`` (in the folder itself, not
+    in its subfolders: where :func:`rules_folder_of` looks too) reads and none defines
+    sources. A folder that is not a rules folder (``/``, a home folder, a folder of
+    checkouts) is told apart by listing that one folder, however much lies below it.
 
     A cheap scan first; the files are parsed (through the loader's cache) only
     when no file has a ``sources:`` key at the start of a line.
     """
-    files = yaml_files(root)
+    files = _own_yaml_files(root)
     if any(_mentions_sources(p) for p in files):
         return True
     return any(_defines_sources(p) is not False for p in files)
+
+
+def _own_yaml_files(folder: Path) -> list[Path]:
+    """The YAML files in ``folder`` itself (or the one file, when it is a file)."""
+    if folder.is_file():
+        return [folder]
+    try:
+        return sorted(p for p in folder.iterdir() if p.suffix in YAML_SUFFIXES and p.is_file())
+    except OSError:
+        return []
 
 
 def rules_folder_of(file: Path) -> Path | None:
@@ -148,10 +176,6 @@ def rules_folder_of(file: Path) -> Path | None:
     'rules_data'
     """
     for folder in (file.parent, file.parent.parent if file.parent.name else file.resolve().parent.parent):
-        try:
-            own = sorted(p for p in folder.iterdir() if p.suffix in YAML_SUFFIXES and p.is_file())
-        except OSError:
-            continue
-        if any(_mentions_sources(p) for p in own):
+        if any(_mentions_sources(p) for p in _own_yaml_files(folder)):
             return folder
     return None

@@ -9,7 +9,11 @@ them) and the JSON Schema's enums. :func:`valid_folders` draws folders that
 asserts it); :func:`broken_folders` then damages the data, not the text:
 values of every YAML type and of extreme size, impossible dates, keys of
 every kind, unicode, deep nesting, references that point elsewhere or
-nowhere, items and sections duplicated, reordered or moved to another file.
+nowhere, items and sections duplicated, reordered or moved to another file,
+control characters (raw and as escapes) and escapes of lone surrogates,
+version names that would share a page or run to 300 characters.
+:func:`renamed_folders` then renames files to names that are not UTF-8, hold
+control characters or line breaks, or are as long as a name may be.
 
 A folder is a ``dict`` of relative path to file text; comments are written
 into the text (``# cN``/``# eN`` markers), so a test can tell that fmt kept
@@ -146,12 +150,16 @@ RAW_VALUES = [
     "!!str x", "!!python/object:os.system x", "&a x", "*a", "[]", "{}", "[[]]", "{a: {b: {}}}",
     "[" * 60 + "]" * 60, "{a: " * 45 + "1" + "}" * 45, "- x", "? x", "|", ">-", "%YAML",
     '"' + "x" * 200_000 + '"',
+    # characters that are not text: escapes of controls and of lone surrogates, and raw controls
+    '"\\udc80"', '"\\ud800\\udc00"', '"a\\0b\\e[31m"', '"\\x07\\x7f\\x9b"', '"\\uffff"',
+    '"\\N\\L\\P\\_"', '"\\U0010ffff\\U00110000"', "x\x07y", "'\x1b[2J'", '"\x00"', "\x9b",
 ]
 
 #: keys YAML allows, and keys a person might type
 RAW_KEYS = ["'" + "7" * 5000 + "'", "\u00b2", "'-" + "7" * 5000 + "'", "[a, b]", "{a: 1}", "? x",
             "null", "~", "true", "1", "0x10", "1.5", "2001-01-01",
-            "2002-02-30", "''", "'a\\nb'", '"\\u2028"', "-", "<<", "=", "9" * 4301]
+            "2002-02-30", "''", "'a\\nb'", '"\\u2028"', "-", "<<", "=", "9" * 4301,
+            '"k\\0"', '"\\udc80"', "k\x07", '"te\\bxt"']
 
 surrogate_free = st.characters(exclude_categories=["Cs"])
 texts = st.one_of(
@@ -164,7 +172,8 @@ texts = st.one_of(
                      "A1", "Z99", "C3", "AA1", "A0", "a" * 300, "\u00b2", "\u0663", "1.\u00b2",
                      "1/2", "0/0", "1/" + "0" * 5000, "7" * 5000, "-" + "7" * 5000,
                      "a range of " + "7" * 5000 + " hexes", "+" + "7" * 4400 + " to the die roll",
-                     "1/" + "7" * 4400 + " of its factor", "7" * 4400 + "%"]),
+                     "1/" + "7" * 4400 + " of its factor", "7" * 4400 + "%",
+                     "\x00", "\x07", "\x1b[31m", "\x7f", "\x9b", "\r", "\x1b]0;title\x07"]),
 )
 scalars = st.one_of(
     st.none(), st.booleans(), texts,
@@ -222,6 +231,52 @@ class Raw(str):
     """YAML text written into the file as it is, in place of a value or a key."""
 
 
+#: version names: ones that would give one page ('0.2', '0 2', '0-2'; 'A' and 'a' where case
+#: is ignored; composed and decomposed accents), very long ones, and any text
+VERSION_NAMES = st.one_of(
+    st.sampled_from(["0.2", "0 2", "0-2", "0_2", "0.2 ", "A", "a", "\u00e9", "e\u0301", "v" * 300,
+                     "1" * 255, "../../x", "/", ".", "\u00b2", "0.2\x00"]),
+    st.text(surrogate_free, min_size=1, max_size=300))
+
+
+@st.composite
+def versions_of(draw) -> list[dict]:
+    """A source's versions: names that may collide or be very long, dates in order."""
+    names = draw(st.lists(VERSION_NAMES, min_size=1, max_size=4))
+    return [{"version": v, "date": str(2000 + i)} for i, v in enumerate(names)]
+
+
+#: file names a folder may hold (as bytes): not UTF-8, with control characters or line
+#: breaks, a byte order mark, very long (up to the 255 bytes a name may have), any text
+FILE_NAMES = st.one_of(
+    st.sampled_from([b"rules_\xff", b"\xc3(", b"caf\xe9", b"bell\x07", b"esc\x1b[31m", b"new\nline",
+                     b" lead", b"-dash", b"\xef\xbb\xbfbom", b"\xed\xb2\x80", b"a" * 250, b"--help"]),
+    st.integers(1, 250).map(lambda n: b"n" * n),
+    st.text(st.characters(exclude_categories=["Cs"], exclude_characters="/\x00"), min_size=1,
+            max_size=60).map(lambda t: t.encode("utf-8")[:240]),
+).map(lambda b: b + b".yaml")
+
+
+@st.composite
+def renamed_folders(draw, base: st.SearchStrategy | None = None) -> tuple[dict[str, str], list[str]]:
+    """A folder (valid, or broken) with one to three files renamed (in the folder or in
+    ``scenarios/``) to names of :data:`FILE_NAMES`: text by relative path, the path read by
+    Python as :func:`os.fsdecode` reads it (surrogate escapes for bytes that are not UTF-8)."""
+    import os
+    files = dict(draw(base if base is not None else st.one_of(
+        valid_folders().map(texts_of), broken_folders().map(lambda b: b[0]))))
+    done = []
+    for _ in range(draw(st.integers(1, 3))):
+        old = draw(st.sampled_from(sorted(files)))
+        folder = draw(st.sampled_from(["", "scenarios/"]))
+        new = folder + os.fsdecode(draw(FILE_NAMES))
+        if new in files:
+            continue
+        files[new] = files.pop(old)
+        done.append(f"rename {old} to {new!r}")
+    return files, done
+
+
 @st.composite
 def broken_folders(draw, base: st.SearchStrategy | None = None) -> tuple[dict[str, str], list[str]]:
     """A valid folder with 1 to 4 breaks: (text by relative path, what was done)."""
@@ -235,7 +290,14 @@ def broken_folders(draw, base: st.SearchStrategy | None = None) -> tuple[dict[st
         kind = draw(st.sampled_from(["value", "raw-value", "key", "raw-key", "delete", "duplicate",
                                      "parameter", "parameter",
                                      "reference", "nest", "reorder", "move-section",
-                                     "duplicate-section", "top-level"]))
+                                     "duplicate-section", "top-level", "versions"]))
+        if kind == "versions":  # version names become page names
+            sources = (files.get("sources.yaml") or {}).get("sources") \
+                if isinstance(files.get("sources.yaml"), dict) else None
+            if isinstance(sources, list) and sources and isinstance(sources[-1], dict):
+                sources[-1]["versions"] = draw(versions_of())
+                done.append("versions sources.yaml")
+            continue
         if not places and kind not in ("top-level", "move-section"):
             kind = "top-level"
         if kind == "parameter":  # the values the engine and the checks compute with

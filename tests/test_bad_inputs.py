@@ -68,7 +68,8 @@ def test_the_corpus_covers_the_codes_the_issue_asks_for():
             "schema-type", "schema-unknown-key", "schema-missing-key", "schema-enum", "duplicate-id",
             "unresolved-clause", "unresolved-source", "unresolved-topic", "unresolved-aspect",
             "unresolved-term", "unresolved-footnote", "unresolved-parameter", "unknown-parameter",
-            "parameter-type", "missing-cell", "missing-relation"} <= codes
+            "parameter-type", "missing-cell", "missing-relation", "control-character", "not-a-character",
+            "schema-too-long"} <= codes
     assert EXPECTED["bom-ok.yaml"] == []
 
 

@@ -12,7 +12,7 @@ from harmony import cli
 from harmony.check import check_path
 from harmony.coverage import coverage_of, example_rulings
 from harmony.loader import load
-from harmony.scenario import played
+from harmony.game import played
 
 #: the params line of spotting.spotted@PB, a cell with engine parameters
 PARAMS = "        params: {spot.adjacent: true, spot.firer-in-los: false}"

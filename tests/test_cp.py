@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from harmony.check import check_path
-from harmony.cpcalc import CombatPatrol, TableError
+from harmony.games.combatpatrol.calculator import CombatPatrol, TableError
 from harmony.loader import load
 from harmony.markup import plain_text
 from editing import clean_model, edit, line_of

@@ -7,15 +7,15 @@ from pathlib import Path
 
 import pytest
 
-from harmony.barriers import step_barrier
+from harmony.games.panzerblitz.barriers import step_barrier
 from harmony.check import check_path
-from harmony.engine import EngineError, Game
+from harmony.games.panzerblitz.engine import EngineError, Game
 from harmony.loader import load
 from harmony.model import Scenario
-from harmony.referee import Intent, OrderError, Referee, blind_scenario
+from harmony.games.panzerblitz.referee import Intent, OrderError, Referee, blind_scenario
 from harmony.ruleset import Ruleset
-from harmony.scenario import run_scenario, ruleset_for
-from harmony.steps import parse_steps
+from harmony.games.panzerblitz.scenario import run_scenario, ruleset_for
+from harmony.games.panzerblitz.steps import parse_steps
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rules_data"
@@ -269,7 +269,7 @@ def test_check_rejects_impossible_orders_at_their_position(tmp_path):
 # ------------------------------------------------------------------ the site's boards
 
 def test_referee_boards_come_from_the_engines_views(model):
-    from harmony.site.figures import referee_figures, referee_states
+    from harmony.games.panzerblitz.figures import referee_figures, referee_states
     sc = model.scenarios["db-column-block"]
     snaps = run_scenario(model, "db-column-block").snapshots["DB"]
     (referee, german, soviet), = referee_states(sc, snaps)

@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from harmony import svg
+from harmony.games.panzerblitz import svg
 from harmony.check import check_path
 from harmony.model import Scenario
-from harmony.site.figures import scenario_figures, states
-from harmony.steps import parse_steps
+from harmony.games.panzerblitz.figures import scenario_figures, states
+from harmony.games.panzerblitz.steps import parse_steps
 from editing import edit, line_of
 
 NS = {"s": "http://www.w3.org/2000/svg"}
@@ -63,7 +63,7 @@ def test_an_observer_that_cannot_be_is_an_error_at_its_position(rules_copy, obse
 
 def test_the_shipped_observer_is_clean(shipped_model):
     from harmony.diagnostics import Report
-    from harmony.scenario import check_scenarios
+    from harmony.game import check_scenarios
     report = Report()
     check_scenarios(shipped_model, report)
     assert [d for d in report.diagnostics if "observer" in d.message] == []

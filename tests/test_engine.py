@@ -12,13 +12,13 @@ from pathlib import Path
 
 import pytest
 
-from harmony.engine import EngineError, Game
-from harmony.hexgrid import distance, parse_label as P
+from harmony.games.panzerblitz.engine import EngineError, Game
+from harmony.games.panzerblitz.hexgrid import distance, parse_label as P
 from harmony.loader import load
 from harmony.ruleset import Ruleset, RulesetError
 from harmony.rulings import Ruling
-from harmony.scenario import run_scenario
-from harmony.terrain import MapError
+from harmony.games.panzerblitz.scenario import run_scenario
+from harmony.games.panzerblitz.terrain import MapError
 
 RULES = Path(__file__).resolve().parent.parent / "rules_data"
 
@@ -1172,8 +1172,11 @@ def _strings_outside_docstrings(path):
 def test_engine_never_branches_on_a_ruleset_name(model):
     """No string in the engine's code (docstrings aside) names a ruleset."""
     keys = set(model.sources)
-    for f in ("engine.py", "ruleset.py", "rulings.py", "scenario.py", "steps.py", "los.py",
-              "hexgrid.py", "terrain.py", "units.py", "barriers.py", "referee.py", "knowledge.py"):
+    for f in ("ruleset.py", "rulings.py", "game.py", "games/panzerblitz/engine.py",
+              "games/panzerblitz/scenario.py", "games/panzerblitz/steps.py", "games/panzerblitz/los.py",
+              "games/panzerblitz/hexgrid.py", "games/panzerblitz/terrain.py", "games/panzerblitz/units.py",
+              "games/panzerblitz/barriers.py", "games/panzerblitz/referee.py",
+              "games/panzerblitz/knowledge.py"):
         hits = [(n.lineno, n.value) for n in _strings_outside_docstrings(RULES.parent / "harmony" / f)
                 if n.value.split("+")[0] in keys]
         assert not hits, f"harmony/{f} names a ruleset: {hits}"
@@ -1185,7 +1188,7 @@ def test_adjacent_enemies_from_the_hex_index_are_those_a_walk_finds(model):
     that walking every enemy and testing adjacency gives."""
     import random
 
-    from harmony.hexgrid import adjacent, board, from_offset, label
+    from harmony.games.panzerblitz.hexgrid import adjacent, board, from_offset, label
     rng = random.Random(5)
     hexes = [label(h) for h in board(8, 6)]
     units = [{"id": f"u{i}", "side": ("German", "Soviet")[rng.randrange(2)], "kind": "infantry",

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from harmony.engine import EngineError, Game
+from harmony.games.panzerblitz.engine import EngineError, Game
 from harmony.ruleset import Ruleset
 
 from editing import clean_model, edit

@@ -3,7 +3,7 @@ tournament rule): owed until placed, forfeited when the phase ends, never owed f
 spotted by adjacency, and switched by the clause cell alone."""
 from __future__ import annotations
 
-from harmony.engine import Game
+from harmony.games.panzerblitz.engine import Game
 from harmony.ruleset import Ruleset
 
 from editing import clean_model, edit

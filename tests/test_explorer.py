@@ -1,4 +1,4 @@
-"""The explorer's Python side (harmony.explorer): positions in, the engine's rulings out.
+"""The explorer's Python side (harmony.games.panzerblitz.explorer): positions in, the engine's rulings out.
 
 decide must say what the shipped scenarios say wherever both ask the same
 question; a bad position is an error naming the place, never an exception; a
@@ -22,10 +22,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harmony import explorer
-from harmony.explorer import Explorer, decode, encode, position_of
+from harmony.games.panzerblitz import explorer
+from harmony.games.panzerblitz.explorer import Explorer, decode, encode, position_of
 from harmony.loader import load
-from harmony.units import Unit
+from harmony.games.panzerblitz.units import Unit
 from harmony.yamltree import walk
 
 REPO = Path(__file__).resolve().parent.parent
@@ -141,8 +141,8 @@ def test_a_move_is_asked_about_at_every_hex_and_after(ex):
 
 def test_decide_answers_with_the_engines_own_rulings(ex):
     """The same answers as the engine asked directly, reasons and all."""
-    from harmony.engine import Game
-    from harmony.scenario import ruleset_for
+    from harmony.games.panzerblitz.engine import Game
+    from harmony.games.panzerblitz.scenario import ruleset_for
     pos = tank_and_gun(steps=[{"end": "phase"}])
     out = decided(ex, pos)
     for name in pos["rulesets"]:
@@ -320,7 +320,7 @@ def edited(pos: dict, edit: tuple) -> dict:
 
 
 def _edited(pos: dict, edit: tuple) -> dict:
-    from harmony.hexgrid import label, neighbours, parse_label
+    from harmony.games.panzerblitz.hexgrid import label, neighbours, parse_label
     kind, *args = edit
     if kind == "path":
         full = long_position()["steps"][0]["move"]["path"]
@@ -531,7 +531,7 @@ def test_every_example_page_opens_its_position_in_the_explorer(ex):
 # ------------------------------------------------------------------ weight
 
 def test_the_explorer_imports_without_the_site_machinery():
-    code = ("import sys, harmony.explorer; print(sorted({m.split('.')[0] for m in sys.modules} & "
+    code = ("import sys, harmony.games.panzerblitz.explorer; print(sorted({m.split('.')[0] for m in sys.modules} & "
             "{'sphinx', 'docutils', 'jinja2', 'weasyprint', 'pygments', 'babel'}))")
     env = dict(os.environ, PYTHONPATH=str(REPO))
     done = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True,

@@ -6,7 +6,7 @@ into a temporary folder; the tests open its explorer page both from
 (and recorded: none may be attempted). Pyodide takes seconds to boot, so one
 page, opened once from ``file://``, serves the tests that edit a position, in
 the order they are written. The rulings the page shows are compared with
-:mod:`harmony.explorer` run in Python on the position the page's address holds.
+:mod:`harmony.games.panzerblitz.explorer` run in Python on the position the page's address holds.
 Screenshots go to ``$HARMONY_SCREENSHOTS`` or to ``_screenshots/`` in the built site.
 """
 from __future__ import annotations
@@ -20,8 +20,8 @@ from pathlib import Path
 
 import pytest
 
-from harmony import explorer as api
-from harmony.hexgrid import adjacent, parse_label
+from harmony.games.panzerblitz import explorer as api
+from harmony.games.panzerblitz.hexgrid import adjacent, parse_label
 from harmony.site import explorer as bundle
 from test_explorer_links import MALFORMED
 from test_site_serve import serving
@@ -111,7 +111,7 @@ def shown(page) -> list[dict]:
 
 
 def computed(explorer, pos: dict) -> list[dict]:
-    """The same table computed by harmony.explorer in Python."""
+    """The same table computed by harmony.games.panzerblitz.explorer in Python."""
     result = json.loads(explorer.decide(json.dumps(pos)))
     assert "error" not in result, result
     out = []

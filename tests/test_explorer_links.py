@@ -6,7 +6,7 @@ part, huge maps, deep nesting, units off the map, unknown unit kinds and
 rulesets, bad steps, too many steps, a link past the length limit. The
 browser test (``test_explorer_browser.py``) opens each of them in the page;
 here each is read as the page reads it (:func:`page_verdict`: the raw link,
-the keys the page fills in, then :meth:`harmony.explorer.Explorer.check`)
+the keys the page fills in, then :meth:`harmony.games.panzerblitz.explorer.Explorer.check`)
 and must be refused, while every position the site links to is accepted.
 """
 from __future__ import annotations
@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from harmony import explorer
+from harmony.games.panzerblitz import explorer
 from harmony.diagnostics import Report
-from harmony.explorer import Explorer, decode, encode, position_of
+from harmony.games.panzerblitz.explorer import Explorer, decode, encode, position_of
 from harmony.loader import read_text
 from harmony.schema import validate
 
@@ -135,7 +135,7 @@ MALFORMED = malformed_links()
 
 def page_verdict(ex: Explorer, code: str) -> dict:
     """What the page makes of a link's code, in Python: ``{"position": ...}`` or
-    ``{"error": message}``. The raw link is read by :func:`harmony.explorer.decode` (the page's
+    ``{"error": message}``. The raw link is read by :func:`harmony.games.panzerblitz.explorer.decode` (the page's
     pre-check does the same in JavaScript), the keys a link may leave out are filled in as
     the page fills them, and the whole is checked by the engine's own check."""
     try:
@@ -234,7 +234,7 @@ def test_the_schema_limits_units_and_steps_in_scenario_files_too(ex):
 
 
 def explorer_limits() -> dict:
-    from harmony.site.explorer import limits
+    from harmony.games.panzerblitz.explorer import limits   # what the site's bundle carries
     return limits()
 
 

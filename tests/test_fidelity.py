@@ -9,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from editing import clean_model, edit
-from harmony.engine import DataError, EngineError, Game
+from harmony.games.panzerblitz.engine import DataError, EngineError, Game
 from harmony.loader import load
 from harmony.pytest_plugin import example_namespace
 from harmony.ruleset import Ruleset
-from harmony.scenario import run_scenario
+from harmony.games.panzerblitz.scenario import run_scenario
 
 REPO = Path(__file__).resolve().parents[1]
 RULES = REPO / "rules_data"
@@ -27,7 +27,7 @@ def shipped():
 
 
 def test_every_refusal_in_the_engine_source_names_a_clause():
-    tree = ast.parse((REPO / "harmony" / "engine.py").read_text())
+    tree = ast.parse((REPO / "harmony" / "games" / "panzerblitz" / "engine.py").read_text())
     bare = []
     for node in ast.walk(tree):
         if isinstance(node, ast.Raise) and isinstance(node.exc, ast.Call) \

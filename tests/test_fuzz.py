@@ -2,7 +2,8 @@
 
 Each example takes one shipped rules_data file, damages it the way a hurried
 editor might (a character deleted, inserted or doubled, a line dropped, moved
-or re-indented, a tab, a stray quote or bracket), and runs ``harmony check``
+or re-indented, a tab, a stray quote or bracket, a control character, raw or as an
+escape, the escape of a lone surrogate), and runs ``harmony check``
 on a folder holding it beside the other shipped files, and ``harmony fmt``
 on it.
 Whatever the damage: no exception escapes, every problem has a position
@@ -28,7 +29,10 @@ from harmony.fmt import fmt_path
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rules_data"
 FILES = sorted(p.relative_to(RULES).as_posix() for p in RULES.rglob("*.yaml"))
-NOISE = list("\t '\"[]{}:,-#&*!|>%@`\n") + ["\u00e9", "\ufeff", "---", "- ", ": ", "  "]
+NOISE = list("\t '\"[]{}:,-#&*!|>%@`\n") + ["\u00e9", "\ufeff", "---", "- ", ": ", "  "] + [
+    # characters that are not text: raw controls, and escapes of controls and lone surrogates
+    "\x07", "\x1b[31m", "\x7f", "\x9b", "\r", "\x85", "\u2028", "\uffff",
+    "\\0", "\\e", "\\udc80", "\\x07", '"\\0"', '"\\udc80"', '"\\ud800\\udc00"']
 
 SETTINGS = settings(max_examples=60, deadline=None, derandomize=True,
                     suppress_health_check=[HealthCheck.function_scoped_fixture,

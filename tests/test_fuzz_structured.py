@@ -10,7 +10,9 @@ against the valid folder, and (fewer cases, slower) ``build`` and ``cards``.
 
 Whatever the input: no exception escapes and nothing says ``internal error``;
 every diagnostic is one line, at a real position inside the file it names,
-and given once; ``fmt`` never changes data, never loses a comment, leaves a
+and given once; nothing written holds a control character or a lone surrogate,
+whatever the file names (not UTF-8, control characters, 250 bytes long) and the
+version names (colliding, 300 characters) drawn; ``fmt`` never changes data, never loses a comment, leaves a
 file it refuses as it was, is stable on its own output, and what it writes
 checks exactly as before.
 
@@ -39,14 +41,16 @@ from harmony import cli
 from harmony.check import check_path
 from harmony.fmt import fmt_path
 from harmony.loader import plain, read_text
-from harmony.scenario import ScenarioError, run_scenario
+from harmony.games.panzerblitz.scenario import ScenarioError, run_scenario
 
-from strategies import RULES, broken_folders, commented, texts_of, valid_folders
+from harmony.diagnostics import NOT_TEXT
+from strategies import RULES, broken_folders, commented, renamed_folders, texts_of, valid_folders
 
 LONG = os.environ.get("HARMONY_FUZZ") == "long"
 SCALE = float(os.environ.get("HARMONY_FUZZ_SCALE", "1"))
 #: cases per test: default run, long run
-CASES = {"valid": (15, 500), "broken": (100, 10_000), "shipped": (15, 1_000), "build": (2, 40)}
+CASES = {"valid": (15, 500), "broken": (100, 10_000), "shipped": (15, 1_000), "build": (2, 40),
+         "names": (12, 1_000)}
 
 
 def cases(name: str) -> settings:
@@ -239,3 +243,38 @@ def test_build_and_cards_never_crash(files):
         assert rc in (0, 1, 2) and "internal error" not in said and "Traceback" not in said, said
         rc, said = run_cli("cards", str(folder), "--out", str(out / "cards.pdf"))
         assert rc in (0, 1, 2) and "internal error" not in said and "Traceback" not in said, said
+
+
+def assert_writable(out: str) -> None:
+    """What a command wrote: one a strict UTF-8 terminal takes, no control character but
+    tab and newline (a name or a value could otherwise drive the terminal)."""
+    out.encode("utf-8")
+    assert not NOT_TEXT.search(out), repr(out)
+
+
+@given(renamed_folders(), st.data())
+@cases("names")
+def test_file_names_and_encodings_of_every_kind_never_crash_a_command(renamed, data):
+    """Files renamed to names that are not UTF-8, hold controls or line breaks, or are as long
+    as a name may be, in the folder and in scenarios/, beside broken data (escapes of
+    controls and lone surrogates, colliding and very long version names)."""
+    files, done = renamed
+    with folder_of(files) as folder:
+        model, report = check_path(folder)
+        assert_sound(folder, report)
+        for d in report.diagnostics:
+            assert_writable(str(d))
+        assert_engine_plays(model, report)
+        for argv in (["check", str(folder)], ["check", "--format", "json", str(folder)],
+                     ["fmt", "--check", str(folder)]):
+            rc, out = run_cli(*argv)
+            assert rc in (0, 1, 2) and "internal error" not in out and "Traceback" not in out, (done, out)
+            assert_writable(out)
+        with folder_of(texts_of(data.draw(valid_folders()))) as valid:
+            for fmt in ("text", "json"):
+                rc, out = run_cli("diff", str(valid), str(folder), "--format", fmt, "--no-rulings")
+                assert "internal error" not in out and "Traceback" not in out, (done, out)
+                assert_writable(out)
+        if not report.errors and data.draw(st.integers(0, 5)) == 0:   # a few builds: Sphinx is slow
+            rc, out = run_cli("build", str(folder), "--out", str(folder.parent / "site"))
+            assert rc in (0, 1, 2) and "internal error" not in out and "Traceback" not in out, (done, out)

@@ -2,7 +2,7 @@
 import pytest
 from hypothesis import given, strategies as st
 
-from harmony.hexgrid import (DIRECTIONS, Hex, adjacent, board, board_origin, board_size, cube_round,
+from harmony.games.panzerblitz.hexgrid import (DIRECTIONS, Hex, adjacent, board, board_origin, board_size, cube_round,
                              distance, from_offset, hex_corners, hex_to_pixel, hexside, hexside_segment,
                              label, line, neighbours, parse_label, pixel_to_hex, to_offset, trace)
 

@@ -128,3 +128,48 @@ def test_the_package_has_no_import_cycle():
     assert "harmony.check" in graph and "harmony.cards.fit" in graph
     cycle = find_cycle(graph)
     assert cycle is None, "import cycle: " + " -> ".join(cycle)
+
+
+# ------------------------------------------------------------------ core and games
+
+#: the games' code: everything under harmony.games (harmony.game lists them by name only)
+GAMES = "harmony.games"
+
+
+def is_game(name: str) -> bool:
+    return name == GAMES or name.startswith(GAMES + ".")
+
+
+def core_to_game(graph: dict[str, set[str]]) -> list[str]:
+    """Every import that goes from a core module to a game module, as ``core -> game``."""
+    return sorted(f"{name} -> {target}" for name, targets in graph.items() if not is_game(name)
+                  for target in targets if is_game(target))
+
+
+def test_a_core_to_game_import_is_found(tmp_path):
+    pkg = tmp_path / "harmony"
+    (pkg / "games" / "hex").mkdir(parents=True)
+    for f in ("__init__.py", "games/__init__.py", "games/hex/__init__.py", "games/hex/engine.py"):
+        (pkg / f).write_text("")
+    (pkg / "game.py").write_text("import importlib\n")
+    (pkg / "check.py").write_text("def f():\n    from .games.hex import engine\n")
+    (pkg / "games" / "hex" / "rules.py").write_text("from ...game import x\n")
+    assert core_to_game(import_graph(pkg)) == ["harmony.check -> harmony.games",
+                                               "harmony.check -> harmony.games.hex",
+                                               "harmony.check -> harmony.games.hex.engine"]
+
+
+def test_no_import_goes_from_the_core_to_a_game():
+    graph = import_graph()
+    assert "harmony.games.panzerblitz.engine" in graph and "harmony.game" in graph
+    assert "harmony.games.combatpatrol.calculator" in graph
+    assert core_to_game(graph) == []
+
+
+def test_the_core_names_its_builtin_games_without_importing_them():
+    from harmony import game
+    mods = modules()
+    for name, target in game.BUILTIN.items():
+        module = target.partition(":")[0]
+        assert module in mods and is_game(module), target
+        assert game.builtin(name).name == name

@@ -1,9 +1,9 @@
 """Line of sight: blocking terrain, hexsides, elevation, the defender's benefit of the doubt."""
 import pytest
 
-from harmony.hexgrid import parse_label as P
-from harmony.los import has_los, sight
-from harmony.terrain import HexMap, MapError
+from harmony.games.panzerblitz.hexgrid import parse_label as P
+from harmony.games.panzerblitz.los import has_los, sight
+from harmony.games.panzerblitz.terrain import HexMap, MapError
 
 
 def board(**hexes):

@@ -1,10 +1,10 @@
 """Line of sight against an independent exact reference (fractions, segment against polygon).
 
-The reference below shares no code with harmony.hexgrid or harmony.los: it
+The reference below shares no code with harmony.games.panzerblitz.hexgrid or harmony.games.panzerblitz.los: it
 puts each hexagon's corners in axial coordinates as fractions (a corner is a
 third of the way between centres), clips the centre-to-centre segment
 against each hexagon, and tests it against each hexside with orientation
-signs. It reads the rule as harmony.los states it: anything that blocks and
+signs. It reads the rule as harmony.games.panzerblitz.los states it: anything that blocks and
 that the segment touches, even at a single point, blocks it; the end hexes
 never block, nor do hexes off the map; neighbours always see each other.
 """
@@ -12,9 +12,9 @@ from fractions import Fraction as Fr
 
 from hypothesis import given, settings, strategies as st
 
-from harmony.hexgrid import DIRECTIONS, Hex, distance, label, line, parse_label as P, trace
-from harmony.los import has_los, sight
-from harmony.terrain import HexMap
+from harmony.games.panzerblitz.hexgrid import DIRECTIONS, Hex, distance, label, line, parse_label as P, trace
+from harmony.games.panzerblitz.los import has_los, sight
+from harmony.games.panzerblitz.terrain import HexMap
 
 THIRD = Fr(1, 3)
 # Corners of Hex(0, 0) in axial coordinates, in order around it.

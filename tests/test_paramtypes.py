@@ -16,7 +16,7 @@ from harmony import paramtypes
 from harmony.cards.collect import collect
 from harmony.check import check_path
 from harmony.consistency import is_on, norm, shown
-from harmony.engine import EngineError, Game
+from harmony.games.panzerblitz.engine import EngineError, Game
 from harmony.loader import load
 from harmony.markup import render_value
 from harmony.model import Parameter

@@ -5,24 +5,24 @@ from __future__ import annotations
 
 
 
-from harmony import playcache, scenario
+from harmony import game, playcache
 from harmony.check import check_path
 
 from editing import clean_model, edit
 
 STANDS_DOWN = "rev-interdictor-stands-down"
-RUN = scenario.run_scenario     # playing, never recalling (the tests count the calls)
+RUN = game.run_scenario     # playing, never recalling (the tests count the calls)
 
 
 def _plays(monkeypatch) -> list[str]:
     """The scenarios actually played (not recalled) from now on."""
     played: list[str] = []
-    real = scenario.run_scenario
+    real = game.run_scenario
 
     def counting(model, scenario_id, rulesets=None):
         played.append(scenario_id)
         return real(model, scenario_id, rulesets)
-    monkeypatch.setattr(scenario, "run_scenario", counting)
+    monkeypatch.setattr(game, "run_scenario", counting)
     return played
 
 
@@ -34,14 +34,14 @@ def test_a_second_process_recalls_every_scenario_exactly(harmony_cache, rules_co
         monkeypatch):
     first = clean_model(rules_copy)
     played = _plays(monkeypatch)
-    results = {sid: scenario.played(first, sid) for sid in sorted(first.scenarios)}
+    results = {sid: game.played(first, sid) for sid in sorted(first.scenarios)}
     assert played == sorted(first.scenarios)
 
     new_process()
     second = clean_model(rules_copy)
     played.clear()
     for sid in sorted(second.scenarios):
-        recalled = scenario.played(second, sid)
+        recalled = game.played(second, sid)
         assert recalled.scenario is second.scenarios[sid]
         # the same rows, snapshots, map and errors as playing it now (and as the first process)
         fresh = _fresh(second, sid)
@@ -53,14 +53,14 @@ def test_a_second_process_recalls_every_scenario_exactly(harmony_cache, rules_co
 def test_an_edit_to_a_parameter_plays_the_scenarios_again(harmony_cache, rules_copy, new_process,
         monkeypatch):
     model = clean_model(rules_copy)
-    before = scenario.played(model, STANDS_DOWN)
+    before = game.played(model, STANDS_DOWN)
     assert before.ok
     edit(rules_copy, "interdiction.yaml", "params: {interdiction.firer-inverted: true}",
          "params: {interdiction.firer-inverted: false}")
     new_process()
     played = _plays(monkeypatch)
     after_model = clean_model(rules_copy)
-    after = scenario.played(after_model, STANDS_DOWN)
+    after = game.played(after_model, STANDS_DOWN)
     assert STANDS_DOWN in played
     # no stale answer: the interdictor now stays face up, and the scenario's expectations fail
     assert after == _fresh(after_model, STANDS_DOWN)
@@ -71,29 +71,29 @@ def test_an_edit_to_prose_alone_plays_nothing_again(harmony_cache, rules_copy, n
         monkeypatch):
     model = clean_model(rules_copy)
     for sid in model.scenarios:
-        scenario.played(model, sid)
+        game.played(model, sid)
     edit(rules_copy, "interdiction.yaml", "The firer is inverted after the attack",
          "After the attack the firer is inverted")
     new_process()
     played = _plays(monkeypatch)
     again = clean_model(rules_copy)
     for sid in again.scenarios:
-        scenario.played(again, sid)
+        game.played(again, sid)
     assert played == []
 
 
 def test_an_edit_to_the_scenario_plays_it_again_with_its_new_positions(harmony_cache, rules_copy, new_process,
         monkeypatch):
     model = clean_model(rules_copy)
-    scenario.played(model, STANDS_DOWN)
+    game.played(model, STANDS_DOWN)
     path = rules_copy / "scenarios" / f"{STANDS_DOWN}.yaml"
     path.write_text("# a comment line moves every position down\n" + path.read_text("utf-8"), "utf-8")
     new_process()
     played = _plays(monkeypatch)
     again = clean_model(rules_copy)
-    result = scenario.played(again, STANDS_DOWN)
+    result = game.played(again, STANDS_DOWN)
     assert played == [STANDS_DOWN]
-    old = {(r.step, r.ruleset, r.question): r.pos.line for r in scenario.played(model, STANDS_DOWN).rulings}
+    old = {(r.step, r.ruleset, r.question): r.pos.line for r in game.played(model, STANDS_DOWN).rulings}
     assert {(r.step, r.ruleset, r.question): r.pos.line - 1 for r in result.rulings} == old
 
 
@@ -101,7 +101,7 @@ def test_a_damaged_entry_is_a_miss_and_check_stays_clean(harmony_cache, rules_co
         monkeypatch):
     model = clean_model(rules_copy)
     for sid in model.scenarios:
-        scenario.played(model, sid)
+        game.played(model, sid)
     entries = list((harmony_cache / playcache.KIND).rglob("*.pickle"))
     assert entries
     for p in entries:
@@ -116,7 +116,7 @@ def test_a_damaged_entry_is_a_miss_and_check_stays_clean(harmony_cache, rules_co
 def test_an_entry_of_another_kind_under_the_key_is_a_miss(harmony_cache, rules_copy):
     model = clean_model(rules_copy)
     sc = model.scenarios[STANDS_DOWN]
-    k = playcache.key(sc, [scenario.ruleset_for(model, "REV")])
+    k = playcache.key(sc, [game.ruleset_for(model, "REV")])
     playcache.parsecache.put(k, b"not a pickle", playcache.KIND)
     assert playcache.recall(k, sc) is None
     playcache.parsecache.put(k, ["a list, not bytes"], playcache.KIND)
@@ -127,7 +127,7 @@ def test_cache_off_writes_nothing(tmp_path, rules_copy, monkeypatch):
     monkeypatch.setenv("HARMONY_CACHE", "off")
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     model = clean_model(rules_copy)
-    assert scenario.played(model, STANDS_DOWN).ok
+    assert game.played(model, STANDS_DOWN).ok
     assert not (tmp_path / "xdg").exists()
 
 
@@ -135,7 +135,7 @@ def test_parsed_steps_are_recalled_exactly_and_read_again_after_an_edit(harmony_
         new_process, monkeypatch):
     """A scenario's parsed steps come back from disk in a new process, equal to reading them
     now (positions included); an edit to the scenario file reads them again."""
-    from harmony import steps
+    from harmony.games.panzerblitz import steps
     first = clean_model(rules_copy)
     fresh = {sid: steps.parse_steps(sc) for sid, sc in first.scenarios.items()}
     # (repr: the positions of values are left out of their equality, not of their repr)

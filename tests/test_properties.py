@@ -13,12 +13,12 @@ from pathlib import Path
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from harmony.engine import EngineError, Game
-from harmony.hexgrid import adjacent, board, label, neighbours, parse_label
+from harmony.games.panzerblitz.engine import EngineError, Game
+from harmony.games.panzerblitz.hexgrid import adjacent, board, label, neighbours, parse_label
 from harmony.loader import load
-from harmony.los import sight
+from harmony.games.panzerblitz.los import sight
 from harmony.ruleset import Ruleset
-from harmony.terrain import HexMap
+from harmony.games.panzerblitz.terrain import HexMap
 
 RULES = Path(__file__).resolve().parent.parent / "rules_data"
 SIDES = ("German", "Soviet")

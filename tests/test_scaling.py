@@ -5,12 +5,12 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
-from harmony import engine
+from harmony.games.panzerblitz import engine
 from harmony.cards.collect import collect
-from harmony.engine import Game
+from harmony.games.panzerblitz.engine import Game
 from harmony.loader import load
-from harmony.terrain import HexMap
-from harmony.units import Unit
+from harmony.games.panzerblitz.terrain import HexMap
+from harmony.games.panzerblitz.units import Unit
 
 import harmony.cards.fit  # noqa: F401  (the module, not the function harmony.cards.fit)
 

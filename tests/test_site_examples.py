@@ -9,10 +9,10 @@ import pytest
 
 from harmony.loader import load
 from harmony.site import views
-from harmony.site.figures import scenario_figures, states, step_list, unit_name
+from harmony.games.panzerblitz.figures import scenario_figures, states, step_list, unit_name
 from harmony.site.generate import ROOT
 from harmony.site.testing import shipped_site
-from harmony.steps import steps_of
+from harmony.games.panzerblitz.steps import steps_of
 
 
 @pytest.fixture(scope="module")

@@ -94,7 +94,7 @@ def test_a_standing_difference_is_said_in_words():
 
 
 def test_the_examples_index_has_a_disagreement_scoreboard():
-    from harmony import scenario
+    from harmony.games.panzerblitz import scenario
     site = shipped_site()
     model, _ = load(RULES)
     body = html.unescape((site.out / "examples" / "index.html").read_text("utf-8"))

@@ -1,4 +1,4 @@
-"""Scenario steps read once into typed values (harmony.steps): every kind, positions, problems.
+"""Scenario steps read once into typed values (harmony.games.panzerblitz.steps): every kind, positions, problems.
 
 Scenarios here are read from YAML text with the loader's round-trip reader, so
 every position is a real line and column; malformed ones are built without the
@@ -17,8 +17,8 @@ from harmony.check import check_path
 from harmony.diagnostics import Pos
 from harmony.loader import load, plain, read_text
 from harmony.model import Scenario
-from harmony.scenario import run_scenario
-from harmony.steps import (ASKS, CanFire, Dispersal, End, Face, Fire, Interdiction, Los, Markers,
+from harmony.games.panzerblitz.scenario import run_scenario
+from harmony.games.panzerblitz.steps import (ASKS, CanFire, Dispersal, End, Face, Fire, Interdiction, Los, Markers,
                            Move, OpFire, Spotted, Stop, Unloaded, View, Where, Word, parse_steps,
                            steps_of)
 

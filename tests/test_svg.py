@@ -1,12 +1,12 @@
-"""SVG scenario diagrams: geometry from harmony.hexgrid, escaping, accessibility, determinism."""
+"""SVG scenario diagrams: geometry from harmony.games.panzerblitz.hexgrid, escaping, accessibility, determinism."""
 from __future__ import annotations
 
 import re
 import xml.etree.ElementTree as ET
 
-from harmony import svg
-from harmony.hexgrid import board_origin, hex_to_pixel, parse_label
-from harmony.site.figures import scenario_figures, states
+from harmony.games.panzerblitz import svg
+from harmony.games.panzerblitz.hexgrid import board_origin, hex_to_pixel, parse_label
+from harmony.games.panzerblitz.figures import scenario_figures, states
 from harmony.site.generate import ROOT
 
 NS = {"s": "http://www.w3.org/2000/svg"}

@@ -10,6 +10,7 @@ import json
 import sys
 from pathlib import Path
 
+from ..diagnostics import safe_text
 from .compare import diff_models
 from .markdown import to_markdown
 from .plain import jsonable
@@ -40,6 +41,14 @@ def _open(spec: str, args, folders: list[Path]) -> Side:
     return revision_side(spec, args.rules_dir, find_repo(spec, folders))
 
 
+def _write(text: str) -> None:
+    """Write the diff: a character that is not text (a control character but tab and
+    newline, which could drive the terminal; a lone surrogate, which no encoding writes)
+    as its escape. rules_data holds none (``harmony check`` refuses them); a side's label
+    (a path given on the command line) may."""
+    sys.stdout.write(safe_text(text))
+
+
 def run_diff(args) -> int:
     folders = [Path(spec) for spec in (args.old, args.new) if Path(spec).exists()]
     old = _open(args.old, args, folders)
@@ -51,21 +60,20 @@ def run_diff(args) -> int:
     try:
         for side in (old, new):
             for diag in side.report.errors:
-                print(f"harmony diff: {side.label}: {diag}", file=sys.stderr)
+                print(safe_text(f"harmony diff: {side.label}: {diag}"), file=sys.stderr)
         if args.format == "rst":
-            sys.stdout.write(changes_rst(old.model, new.model, f"Changes from {old.label} to {new.label}",
-                                         rulings=not args.no_rulings))
+            _write(changes_rst(old.model, new.model, f"Changes from {old.label} to {new.label}",
+                               rulings=not args.no_rulings))
             return 0
         d = diff_models(old.model, new.model, rulings=not args.no_rulings)
         if args.format == "json":
             d = {"old": old.label, "new": new.label, "read_errors": {
                 "old": len(old.report.errors), "new": len(new.report.errors)}, **d}
-            sys.stdout.write(json.dumps(jsonable(d), indent=2, sort_keys=True,
-                                        ensure_ascii=False) + "\n")
+            _write(json.dumps(jsonable(d), indent=2, sort_keys=True, ensure_ascii=False) + "\n")
         elif args.format == "markdown":
-            sys.stdout.write(to_markdown(d, old.label, new.label))
+            _write(to_markdown(d, old.label, new.label))
         else:
-            sys.stdout.write(to_text(d, old.label, new.label))
+            _write(to_text(d, old.label, new.label))
     finally:
         old.close()
         new.close()

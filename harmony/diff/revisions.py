@@ -38,8 +38,12 @@ class Side:
 
 def git(repo: Path, *args: str, binary: bool = False) -> subprocess.CompletedProcess:
     """Run ``git -C repo ARGS``, capturing its output."""
-    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True,
-                          text=not binary, timeout=120)
+    if binary:
+        return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, timeout=120)
+    # paths git prints are bytes: one that is not UTF-8 is kept as surrogate escapes, as
+    # Python keeps file names, never a decoding error
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True,
+                          encoding="utf-8", errors="surrogateescape", timeout=120)
 
 
 def repo_root(start: Path) -> Path | None:

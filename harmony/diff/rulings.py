@@ -1,6 +1,6 @@
 """The behavioural diff: every scenario ruling that changed, before and after.
 
-The engine of the working tree (:func:`harmony.scenario.run_scenario`)
+The engine of the working tree (:func:`harmony.game.run_scenario`, by each scenario's game)
 decides both sides, so only the data differs; each changed ruling carries
 the clauses the engine gave as reasons.
 """
@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..game import run_scenario
 from ..model import Model
-from ..scenario import run_scenario
 from .plain import jsonable
 
 

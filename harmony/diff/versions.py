@@ -10,14 +10,21 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from ..loader import load, plain, read_text
+from ..loader import load, plain, read_bytes
 from ..model import Model, Source
 from .revisions import git, safe_extract
 
 
-def _source_version_in(text: str, path: str, key: str) -> str | None:
-    """The ``version`` of source ``key`` in one file's text (None when absent or unreadable)."""
-    doc = read_text(path, text)
+def _source_version_in(data: bytes, path: str, key: str) -> str | None:
+    """The ``version`` of source ``key`` in one file's bytes (None when absent or unreadable:
+    not UTF-8, not YAML).
+
+    >>> _source_version_in(b"sources:\\n  - {key: REV, version: '0.2'}\\n", "s.yaml", "REV")
+    '0.2'
+    >>> _source_version_in(b"sources:\\n  - {key: REV, version: caf\\xe9}\\n", "s.yaml", "REV") is None
+    True
+    """
+    doc = read_bytes(path, data)
     tree = plain(doc.tree) if doc.tree is not None else None
     if not isinstance(tree, dict):
         return None
@@ -58,7 +65,7 @@ def model_at_version(model: Model, src: Source, version: str) -> Model | None:
         return None
     newer = None  # the next newer commit that touched the file
     for commit in log.stdout.split():
-        show = git(repo, "show", f"{commit}:{rel_file}")
+        show = git(repo, "show", f"{commit}:{rel_file}", binary=True)
         if show.returncode != 0 or _source_version_in(show.stdout, rel_file, src.key) != version:
             newer = commit
             continue

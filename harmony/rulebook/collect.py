@@ -31,8 +31,9 @@ from ..consistency import current_version
 from ..markup import marks
 from ..model import Cell, Clause, Model, Source, Term
 
-#: the hex engine's drawing of a scenario (one import, so a move of the engine is one line)
-from ..site.figures import scenario_figures
+#: a scenario's drawings come from the game that plays it (:mod:`harmony.game`), never from
+#: an engine's module: the core imports no game
+from .. import game
 
 #: Statuses printed as rules in the body, in the order a topic groups them.
 PRINTED = ("rule", "optional", "tournament")
@@ -351,11 +352,12 @@ def collect(model: Model, key: str) -> Rulebook:
             for sid, named in scen:   # a position is drawn beside a rule, not beside "none"
                 if sid not in drawn and c.id in named and cell.status in PRINTED:
                     drawn.add(sid)
+                    svg = setup_drawing(model, sid)
+                    if svg is None:
+                        continue
                     figure_no += 1
-                    fig = scenario_figures(model.scenarios[sid])[0]
                     sc = model.scenarios[sid]
-                    rule.figures.append(Figure(figure_no, f"fig-{sid}", fig["svg"],
-                                               caption(sc.title), sid))
+                    rule.figures.append(Figure(figure_no, f"fig-{sid}", svg, caption(sc.title), sid))
             rules.append(rule)
         sections.append(Section(number, topic_id, anchor, title, topic.summary if topic else "",
                                 _groups(rules, anchor)))
@@ -382,6 +384,20 @@ def collect(model: Model, key: str) -> Rulebook:
         documents=[{"title": d.title, "version": d.version, "date": d.date} for d in src.documents],
         sections=sections, omitted=omitted, changes=changes, glossary=glossary, markers=markers,
         footnotes=footnotes, terms=terms)
+
+
+def setup_drawing(model: Model, sid: str) -> str | None:
+    """The first figure its game draws of scenario ``sid`` (the position at the start), as
+    SVG; None when its game draws none."""
+    sc = model.scenarios[sid]
+    try:
+        played_by = game.scenario_game(model, sc)
+        if played_by.draw is None:
+            return None
+        figures = played_by.draw(sc, game.played(model, sid)).get("figures") or []
+    except game.GameError:
+        return None
+    return str(figures[0]["svg"]) if figures and figures[0].get("svg") else None
 
 
 def caption(title: str) -> str:

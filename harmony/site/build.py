@@ -46,6 +46,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from .. import game
 from ..check import check_path
 from .. import outdir
 from ..diagnostics import Report
@@ -100,7 +101,9 @@ def code_version() -> int:
     """A number that changes when the extension's code changes (Sphinx then re-reads all)."""
     h = hashlib.sha256()
     here = Path(__file__).resolve().parent
-    for p in sorted(here.glob("*.py")) + [here.parent / "svg.py", here.parent / "markup.py"]:
+    # the built-in games draw the diagrams the pages hold (harmony/games/*/svg.py ...)
+    games = sorted((here.parent / "games").rglob("*.py"))
+    for p in sorted(here.glob("*.py")) + games + [here.parent / "markup.py"]:
         if p.is_file():
             h.update(p.name.encode() + b"\0" + p.read_bytes())
     return int(h.hexdigest()[:8], 16)
@@ -321,7 +324,8 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
     start = time.perf_counter()
     given = out
     out = outdir.folder(out, "site", "--out", rules)
-    model, report = check_path(rules)
+    with game.reading_as(trust):   # a game module of the folder loads only if it may run
+        model, report = check_path(rules)
     if report.errors:
         raise BuildError(f"{len(report.errors)} error(s) in {rules}: fix them first", report)
     cache_path = Path(cache).resolve() if cache else cache_dir(out)

@@ -38,7 +38,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from .. import resources, svg
+from .. import game, resources
+from ..diagnostics import printable_name
 from ..loader import yaml_files
 from ..model import Model
 from .views import anchor_of, topic_doc
@@ -152,7 +153,7 @@ def python_zip(rules: str | os.PathLike) -> bytes:
     >>> from harmony.usage import default_rules_data
     >>> data = python_zip(default_rules_data())
     >>> names = zipfile.ZipFile(io.BytesIO(data)).namelist()
-    >>> all(n in names for n in ("lib/harmony/engine.py", "lib/ruamel/yaml/main.py", "lib/rpds/__init__.py",
+    >>> all(n in names for n in ("lib/harmony/game.py", "lib/ruamel/yaml/main.py", "lib/rpds/__init__.py",
     ...                          "lib/harmony/schema/harmony.schema.json", "lib/jsonschema/validators.py"))
     True
     >>> any(n.startswith("rules_data/scenarios/") for n in names), names == sorted(names)
@@ -171,7 +172,8 @@ def python_zip(rules: str | os.PathLike) -> bytes:
     entries["lib/rpds/__init__.py"] = (Path(__file__).parent / "purerpds.py").read_bytes()
     root = Path(rules)
     for p in yaml_files(root):
-        entries[f"rules_data/{p.relative_to(root).as_posix()}"] = p.read_bytes()
+        # a name that is not UTF-8 (harmony check refuses it) shown escaped: a zip entry's name is text
+        entries[f"rules_data/{printable_name(p.relative_to(root).as_posix())}"] = p.read_bytes()
     return _zip_bytes(entries)
 
 
@@ -192,33 +194,31 @@ def clause_links(model: Model) -> dict[str, str]:
     return dict(sorted(out.items()))
 
 
-def drawing_style() -> dict:
-    """What :mod:`harmony.svg` draws with (hex size, colours, counter abbreviations), so the
-    page draws its board from the same data as the example diagrams.
+def drawing_style(model: Model) -> dict:
+    """What the harmony's game draws its boards with (:attr:`harmony.game.Explorer.style`),
+    so the page draws its board from the same data as the example diagrams.
 
-    >>> drawing_style()["terrain"]["woods"] == svg.TERRAIN_FILL["woods"]
-    True
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> sorted(drawing_style(load(default_rules_data())[0]))
+    ['hexside', 'kinds', 'other', 'sides', 'size', 'terrain']
     """
-    return {"size": svg.SIZE, "terrain": svg.TERRAIN_FILL, "other": svg.OTHER_FILL,
-            "hexside": svg.HEXSIDE_STROKE, "sides": list(svg.SIDE_COLOURS), "kinds": svg.KIND_SHORT}
+    explorer = game.game_for(model).explorer
+    return explorer.style() if explorer is not None else {}
 
 
-def limits() -> dict:
+def limits(model: Model) -> dict:
     """The limits a position from a link must keep, which the page checks in the link's raw
-    text before it parses or draws anything (then :meth:`harmony.explorer.Explorer.check`
-    reads the whole position as a scenario file is read): the longest link code, the deepest
-    nesting, and the schema's largest map and most units and steps.
+    text before it parses or draws anything (:attr:`harmony.game.Explorer.limits` of the
+    harmony's game).
 
-    >>> limits()
-    {'columns': 60, 'link': 1333336, 'nesting': 39, 'rows': 60, 'steps': 1000, 'units': 10000}
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> sorted(limits(load(default_rules_data())[0]))
+    ['columns', 'link', 'nesting', 'rows', 'steps', 'units']
     """
-    from ..explorer import MAX_LINK, MAX_NESTING
-    from ..schema import resolve, schema
-    scenario = schema()["$defs"]["scenario"]
-    board = resolve(scenario["$defs"]["map"])["properties"]
-    return {"columns": board["columns"]["maximum"], "link": MAX_LINK, "nesting": MAX_NESTING,
-            "rows": board["rows"]["maximum"], "steps": scenario["properties"]["steps"]["maxItems"],
-            "units": scenario["properties"]["units"]["maxItems"]}
+    explorer = game.game_for(model).explorer
+    return explorer.limits() if explorer is not None and explorer.limits is not None else {}
 
 
 def _script(assignments: dict[str, object]) -> bytes:
@@ -320,7 +320,7 @@ def bundle_files(pyodide: Path, model: Model, rules: str | os.PathLike,
         "harmony.js": _script({
             "__harmonyExplorerBundle": {"zip": _b64gz(python_zip(rules)), "home": HOME,
                                         "links": clause_links(model), "pyodide": version,
-                                        "style": drawing_style(), "limits": limits()}}),
+                                        "style": drawing_style(model), "limits": limits(model)}}),
     }
 
 

@@ -18,6 +18,13 @@ A \\`title\\`
 ===========
 >>> data({"text": "é\\u2028<"})
 '{"text":"\\\\u00e9\\\\u2028<"}'
+
+Neither way lets through a character that is not text (a control character but tab
+and newline, a lone surrogate: :data:`harmony.diagnostics.NOT_TEXT`): ``harmony check``
+refuses them in rules_data, and what is written here has each replaced by U+FFFD:
+
+>>> data({"text": "a\\x00b\\x1b[31m\\udc80"}), "\\x07" in rst_escape("a\\x07b")
+('{"text":"a\\\\ufffdb\\\\ufffd[31m\\\\ufffd"}', False)
 """
 from __future__ import annotations
 
@@ -31,12 +38,12 @@ from pathlib import Path
 
 import jinja2
 
-from .. import cards, coverage, explorer, resources, scenario
+from .. import cards, coverage, game, resources
+from ..diagnostics import NOT_TEXT
 from ..model import Citation, Model
 from ..trust import Trust
 from . import views
 from .comparison import comparison_view, quoting
-from .figures import referee_figures, scenario_figures, step_list, unit_name
 
 TEMPLATES = resources.templates() / "site"
 SITE = resources.site_sources()
@@ -51,10 +58,30 @@ ID = re.compile(r"^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*$")
 _SPECIAL = re.compile(r"([^\w\s])", re.ASCII)
 
 
+def text_only(text: str) -> str:
+    """``text`` with each character that is not text replaced by U+FFFD.
+
+    >>> text_only("tab\\tnew\\nline kept, \\x00 and \\x1b not")
+    'tab\\tnew\\nline kept, \\ufffd and \\ufffd not'
+    """
+    return NOT_TEXT.sub("\ufffd", text) if NOT_TEXT.search(text) else text
+
+
+def _text_only(value):
+    """:func:`text_only` of every text inside ``value`` (dicts, lists, scalars)."""
+    if isinstance(value, str):
+        return text_only(value)
+    if isinstance(value, dict):
+        return {_text_only(k): _text_only(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_text_only(v) for v in value]
+    return value
+
+
 def rst_escape(text) -> str:
     """Inline reST that shows ``text`` literally: every punctuation mark backslash-escaped,
     line breaks turned to spaces."""
-    flat = " ".join(str(text).split())
+    flat = " ".join(text_only(str(text)).split())
     return _SPECIAL.sub(r"\\\1", flat)
 
 
@@ -66,7 +93,7 @@ def heading(text, char: str = "=") -> str:
 
 def data(value) -> str:
     """One line of ASCII JSON, sorted keys: the content of a ``harmony-*`` directive."""
-    return json.dumps(value, ensure_ascii=True, sort_keys=True, separators=(",", ":"))
+    return json.dumps(_text_only(value), ensure_ascii=True, sort_keys=True, separators=(",", ":"))
 
 
 @functools.cache
@@ -85,20 +112,21 @@ def scenario_view(model: Model, sid: str) -> dict:
     d = sc.data
     rulesets = list(d.get("rulesets") or [])
     doc = views.scenario_doc(sid)
+    result = game.played(model, sid)
+    played_by = game.scenario_game(model, sc)
+    drawn = played_by.draw(sc, result) if played_by.draw is not None else {}
     view = {"id": sid, "doc": doc, "title": sc.title,
             "summary": d.get("summary"), "isolates": d.get("isolates"),
             "cite": views.cite_view(model, _cite(d["cite"])) if isinstance(d.get("cite"), dict) else None,
             "clauses": [c for c in d.get("clauses") or [] if isinstance(c, str) and ID.match(c)],
             "used_by": sorted(c.id for c in model.clauses.values() if sid in c.scenarios),
-            "rulesets": rulesets, "steps": step_list(sc),
-            "names": {str(u.get("id")): unit_name(u) for u in d.get("units") or [] if isinstance(u, dict)}}
-    result = scenario.played(model, sid)
-    boards = [fig for name in rulesets for fig in referee_figures(sc, result.snapshots.get(name, []))]
-    view["figures"] = scenario_figures(sc) + boards
-    view["referee_boards"] = bool(boards)
+            "rulesets": rulesets, "steps": drawn.get("steps", []), "names": drawn.get("names", {})}
+    view["figures"] = drawn.get("figures", [])
+    view["referee_boards"] = bool(drawn.get("referee_boards"))
     view["matrix"] = outcome_matrix(model, result)
     # the explorer page is at the site's root: relative to this page
-    view["explorer"] = "../" * doc.count("/") + explorer.link_of(model, sid)
+    view["explorer"] = ("../" * doc.count("/") + played_by.explorer.link_of(model, sid)
+                        if played_by.explorer is not None else None)
     return view
 
 
@@ -191,6 +219,7 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None,
           trust: Trust | None = None) -> dict[str, str]:
     """Every generated source file: relative path -> text (``extras``: :func:`extra_pages`;
     ``trust``: whether the clause examples may run, :mod:`harmony.trust`)."""
+    game.trusting(model, trust)
     env = environment()
     out: dict[str, str] = {}
     topics = [views.topic_view(model, t) for t in model.topics_in_order()]
@@ -248,7 +277,7 @@ def extra_pages(model: Model) -> dict[str, dict]:
     sets = cards.rules_with_cards(model)
     names = ", ".join(model.sources[k].title for k in sets) if sets else ""
     out["cards"] = {"title": "Printable rule cards", "file": "print/cards.html",
-                    "html": cards.render_html(model, sets),
+                    "html": text_only(cards.render_html(model, sets)),
                     "intro": "The rules as short cards, one per cell that has a card, laid "
                              "out for printing and cutting"
                              + (f": a set for each of {names}." if names else ".")}
@@ -257,7 +286,7 @@ def extra_pages(model: Model) -> dict[str, dict]:
     except cards.CardOverflow:   # harmony check has reported it; no PDF then
         printed = []
     if printed:
-        out["cards"]["pdf"] = {"file": "print/harmony-cards.pdf", "html": html,
+        out["cards"]["pdf"] = {"file": "print/harmony-cards.pdf", "html": text_only(html),
                                "write": cards.write_pdf}
     return out
 
@@ -291,7 +320,7 @@ def stage(files: dict[str, str], dest: Path, site_dir: Path = SITE) -> Staged:
     that changed; files no longer generated are removed.
     """
     dest.mkdir(parents=True, exist_ok=True)
-    wanted: dict[str, bytes] = {rel: text.encode("utf-8") for rel, text in files.items()}
+    wanted: dict[str, bytes] = {rel: text_only(text).encode("utf-8") for rel, text in files.items()}
     for p in sorted(site_dir.glob("*.rst")):
         wanted[p.name] = p.read_bytes()
     res = Staged()

@@ -5,7 +5,7 @@ choose (``<table>``, ``<th scope="col">``, ``<td data-col="PL">``, ``<fieldset>`
 so the markup can carry what a reader and a screen reader need while its
 children stay ordinary docutils nodes: their text is escaped by the writer and
 indexed by Sphinx search. :class:`svg` holds a diagram drawn by
-:mod:`harmony.svg` (already escaped, deterministic markup).
+:mod:`harmony.games.panzerblitz.svg` (already escaped, deterministic markup).
 
 >>> el = element("td", {"data-col": "PL"}, classes=["hm-cell"])
 >>> el["tag"], el["attrs"]
@@ -28,7 +28,7 @@ class element(nodes.Element, nodes.General):
 
 
 class svg(nodes.General, nodes.Element):
-    """An inline SVG diagram (markup made by harmony.svg)."""
+    """An inline SVG diagram (markup made by harmony.games.panzerblitz.svg)."""
 
     def __init__(self, markup: str = "", **kwargs):
         super().__init__("", **kwargs)

@@ -15,14 +15,15 @@ generated page's bytes change exactly when what it shows changes.
 """
 from __future__ import annotations
 
+import hashlib
+import unicodedata
 from typing import Any
 
 from .. import paramtypes
 from ..markup import marks, render_value
 from ..model import Cell, Citation, Clause, Model, Source, Topic
-from ..ruleset import OPTIONAL, Ruleset, RulesetError
+from ..ruleset import OPTIONAL, Ruleset, RulesetError, ruleset_for
 from ..rulings import ruling_word  # noqa: F401 (the examples' pages read it here)
-from ..scenario import ruleset_for
 from .tables import cited_tables, mark_values, table_view
 
 #: Where a revision's own order puts each row (its papers read rule, eligibility,
@@ -442,13 +443,51 @@ def scoreboard_view(scenarios: list[dict]) -> dict:
 
 
 # ------------------------------------------------------------------ what changed
-def version_file(src: Source, version: str) -> str:
-    """The page name of one version of a revision (``changes-rev-0-1``).
+#: the most characters of a version name a page name keeps (the rest is in its hash)
+VERSION_NAME_CHARS = 40
 
-    >>> version_file(Source(key="REV", title="R", author="A", year=2013), "0.1")
-    'changes-rev-0-1'
+
+def version_file(src: Source, version: str, unique: bool = False) -> str:
+    """The page name of one version of a revision (``changes-rev-0-1``): letters and digits
+    kept, anything else a '-'. A long name is cut, with a short hash of the whole version
+    after it, so it stays within what a file system takes and unique; ``unique`` adds that
+    hash whatever the length (for versions whose names would otherwise be one page's:
+    :func:`version_files`).
+
+    >>> rev = Source(key="REV", title="R", author="A", year=2013)
+    >>> version_file(rev, "0.1"), version_file(rev, "0.1", unique=True)
+    ('changes-rev-0-1', 'changes-rev-0-1-1aaf9120')
+    >>> len(version_file(rev, "9" * 300))
+    61
     """
-    return f"changes-{src.key.lower()}-" + "".join(ch if ch.isalnum() else "-" for ch in version)
+    slug = "".join(ch if ch.isalnum() else "-" for ch in version)
+    if unique or len(slug) > VERSION_NAME_CHARS:
+        tag = hashlib.sha256(f"{src.key}\0{version}".encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        slug = f"{slug[:VERSION_NAME_CHARS]}-{tag}"
+    return f"changes-{src.key.lower()}-{slug}"
+
+
+def version_files(model: Model) -> dict[tuple[str, str], str]:
+    """The page name of every version of every revision, ``(key, version) -> name``: one page
+    per version. Versions whose names would give one page (``0.2`` and ``0 2``, ``A`` and
+    ``a`` on a file system that ignores case) each get a short hash of their whole name.
+
+    >>> from harmony.model import Version
+    >>> m = Model(root=".")
+    >>> m.sources["REV"] = Source(key="REV", title="R", author="A", year=2013,
+    ...     versions=[Version(version=v, date="2013") for v in ("0.1", "0.2", "0 2")])
+    >>> sorted(version_files(m).values())
+    ['changes-rev-0-1', 'changes-rev-0-2-b150241a', 'changes-rev-0-2-b64955a8']
+    """
+    names = {(key, v.version): version_file(src, v.version)
+             for key, src in sorted(model.sources.items()) for v in src.versions}
+    seen: dict[str, int] = {}
+    for name in names.values():
+        fold = unicodedata.normalize("NFC", name).casefold()
+        seen[fold] = seen.get(fold, 0) + 1
+    return {(key, version): version_file(model.sources[key], version, unique=True)
+            if seen[unicodedata.normalize("NFC", name).casefold()] > 1 else name
+            for (key, version), name in names.items()}
 
 
 def _plain(model: Model, cell: Cell | None) -> str:
@@ -548,6 +587,7 @@ def version_views(model: Model) -> list[dict]:
     history is not at hand, against what the cells amend)."""
     from ..diff.versions import model_at_version
     out = []
+    files = version_files(model)
     for key in sorted(model.sources):
         src = model.sources[key]
         for i, v in enumerate(src.versions):
@@ -571,6 +611,6 @@ def version_views(model: Model) -> list[dict]:
             for c in chosen:
                 old = prev_model.cell(f"{c.clause_id}@{key}") if prev_model is not None else None
                 items.append(change_view(at, c, old, prev_model, f"version {prev_version}", src.base))
-            out.append({"file": version_file(src, v.version), "title": f"{src.title} {v.version} ({v.date})",
+            out.append({"file": files[(key, v.version)], "title": f"{src.title} {v.version} ({v.date})",
                         "note": v.note, "intro": intro, "items": items})
     return out

@@ -3,7 +3,7 @@
    The page boots Pyodide from the bundle `harmony build` wrote into _explorer/
    (classic scripts only, so it works from file:// as well as from a server),
    unpacks the harmony package and the rules into Pyodide's file system, and asks
-   harmony.explorer.Explorer every question: this file draws and edits, the
+   harmony.games.panzerblitz.explorer.Explorer every question: this file draws and edits, the
    project's own engine decides. Nothing here computes a ruling.
 
    The position (a scenario body: map, units, start, rulesets, steps) lives in
@@ -52,7 +52,7 @@
   }
 
   /* ------------------------------------------------------------ the URL encoding
-     The same as harmony.explorer.encode/decode: base64url, no padding, of UTF-8
+     The same as harmony.games.panzerblitz.explorer.encode/decode: base64url, no padding, of UTF-8
      compact JSON with sorted keys. */
   function canonical(value) {
     if (Array.isArray(value)) { return "[" + value.map(canonical).join(",") + "]"; }
@@ -84,7 +84,7 @@
     return JSON.parse(new TextDecoder().decode(base64ToBytes(b64)));
   }
   /* how deeply JSON text nests lists and mappings, in one pass before it is parsed (a
-     bracket inside a string does not count): as harmony.explorer.nesting */
+     bracket inside a string does not count): as harmony.games.panzerblitz.explorer.nesting */
   function nesting(text) {
     var depth = 0, deepest = 0, inString = false;
     for (var i = 0; i < text.length; i += 1) {
@@ -98,7 +98,7 @@
     return deepest;
   }
   /* The limits a link must keep (harmony build writes them from the schema and
-     harmony.explorer); these stand in for a bundle that does not say. */
+     harmony.games.panzerblitz.explorer); these stand in for a bundle that does not say. */
   var LIMITS = {link: 1333336, nesting: 39, columns: 60, rows: 60, units: 10000, steps: 1000};
   function num(n) { return Number(n).toLocaleString("en-US"); }
   function kindOf(v) {
@@ -108,7 +108,7 @@
   /* The cheap checks of a link's code, before anything is parsed deeply or drawn: its length,
      base64url of UTF-8 JSON text, its nesting, a mapping, the map's size and the number of
      units and steps. {position} or {error}; the Python side then checks the whole position
-     as a scenario file is checked (harmony.explorer.Explorer.check). */
+     as a scenario file is checked (harmony.games.panzerblitz.explorer.Explorer.check). */
   function precheck(code) {
     if (code.length > LIMITS.link) {
       return {error: "the link is too long (" + num(code.length) + " characters; the limit is " + num(LIMITS.link) + ")"};
@@ -156,7 +156,7 @@
                                  precheck: precheck};
 
   /* ------------------------------------------------------------ hex geometry
-     The flat-topped, odd-q board of harmony.hexgrid (labels A1, B1...). */
+     The flat-topped, odd-q board of harmony.games.panzerblitz.hexgrid (labels A1, B1...). */
   var SQRT3 = Math.sqrt(3);
   function colIndex(letters) {
     var n = 0;
@@ -243,7 +243,7 @@
       return gunzip(base64ToBytes(bundle.zip)).then(function (zip) {
         py.unpackArchive(zip, "zip", {extractDir: bundle.home});
         py.runPython("import sys\nsys.path.insert(0, " + JSON.stringify(bundle.home + "/lib") + ")\n" +
-                     "from harmony.explorer import Explorer\n" +
+                     "from harmony.games.panzerblitz.explorer import Explorer\n" +
                      "_harmony_explorer = Explorer(" + JSON.stringify(bundle.home + "/rules_data") + ")\n" +
                      /* the loaded rules live as long as the page: keep the collector from walking
                         them again and again (a full collection during a decision costs more than
@@ -347,7 +347,7 @@
     return kind + "-" + n;
   }
 
-  /* ------------------------------------------------------------ drawing (as harmony.svg draws)
+  /* ------------------------------------------------------------ drawing (as harmony.games.panzerblitz.svg draws)
      The board is drawn once per map size; an edit then changes only what it touches: the
      hexes whose terrain or place on the path changed, and the small layers on top (hexsides,
      the path and lines of fire, the counters, the letters), each redrawn only when its own
@@ -523,7 +523,7 @@
         g.appendChild(grp);
       });
     });
-    /* hex letters on top, haloed, left of where a counter stands (as harmony.svg puts them) */
+    /* hex letters on top, haloed, left of where a counter stands (as harmony.games.panzerblitz.svg puts them) */
     layer("letters", m.labels || {}, function (g) {
       Object.keys(m.labels || {}).sort().forEach(function (lab) {
         if (!onBoard(lab, m)) { return; }

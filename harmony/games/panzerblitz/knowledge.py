@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .hexgrid import label
-from .rulings import Ruling
+from harmony.rulings import Ruling
 
 #: the kinds of thing a referee shows a side
 THINGS = ("unit", "block", "mines", "report")

@@ -1,7 +1,7 @@
-"""The diagrams of a scenario page: one state per step, drawn by :mod:`harmony.svg`.
+"""The diagrams of a scenario page: one state per step, drawn by :mod:`harmony.games.panzerblitz.svg`.
 
 States come from the scenario itself (where the units start, and the steps
-as :mod:`harmony.steps` reads them: the path each move follows, the attacks
+as :mod:`harmony.games.panzerblitz.steps` reads them: the path each move follows, the attacks
 declared along it), so the diagrams need no engine: the first figure is the set-up, then one per step that moves or
 fires, showing units where the step leaves them.
 
@@ -31,9 +31,10 @@ import copy
 import re
 from xml.sax.saxutils import escape
 
-from .. import svg
-from ..model import Scenario
-from ..steps import End, Fire, Los, Move, steps_of
+from harmony.model import Scenario
+
+from . import svg
+from .steps import End, Fire, Los, Move, steps_of
 
 
 def unit_name(u: dict) -> str:
@@ -150,7 +151,7 @@ def _board_state(sc: Scenario, snap: dict, who: str, units: list[dict], features
 def referee_states(sc: Scenario, snapshots: list[dict]) -> list[list[dict]]:
     """For each step played under a referee: the referee's board (the true state) and each
     side's own board, as the engine computed them (``views`` of the snapshots of
-    :func:`harmony.scenario.run_scenario`). Blocks and mines show as lettered hexes (BL, MN).
+    :func:`harmony.games.panzerblitz.scenario.run_scenario`). Blocks and mines show as lettered hexes (BL, MN).
 
     >>> sc = Scenario(id="s", title="S", data={"map": {"columns": 3, "rows": 2}})
     >>> snap = {"step": 0, "note": "", "units": [
@@ -208,7 +209,7 @@ GAP = 12
 
 
 def _side_by_side(parts: list[str], title: str) -> str:
-    """Several drawings of :func:`harmony.svg.draw` in one ``<svg>``, left to right.
+    """Several drawings of :func:`harmony.games.panzerblitz.svg.draw` in one ``<svg>``, left to right.
 
     >>> a = '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 10 5" width="10" height="5"></svg>'
     >>> _side_by_side([a, a], "T & U")[:158]
@@ -246,3 +247,16 @@ def step_list(sc: Scenario) -> list[dict]:
         out.append({"number": i, "note": note, "figure": last,
                     "own_figure": i in drawn})
     return out
+
+
+def draw(sc: Scenario, result) -> dict:
+    """What a scenario page shows of the scenario's steps: ``steps`` (:func:`step_list`),
+    ``names`` (unit id -> :func:`unit_name`), ``figures`` (the set-up and one per step that
+    moves or fires, then each ruleset's referee boards, :func:`referee_figures`) and
+    ``referee_boards`` (whether there are any), from the result of playing it."""
+    boards = [fig for name in list(sc.data.get("rulesets") or [])
+              for fig in referee_figures(sc, result.snapshots.get(name, []))]
+    return {"steps": step_list(sc),
+            "names": {str(u.get("id")): unit_name(u) for u in sc.data.get("units") or []
+                      if isinstance(u, dict)},
+            "figures": scenario_figures(sc) + boards, "referee_boards": bool(boards)}

@@ -1,6 +1,6 @@
 """The referee of Double-Blind PanzerBlitz: spotting steps, blind moves replayed, what each side is shown.
 
-A :class:`Referee` stands beside a :class:`~harmony.engine.Game` (the true
+A :class:`Referee` stands beside a :class:`~harmony.games.panzerblitz.engine.Game` (the true
 board). Each rule it applies is a parameter of the ruleset (``referee.*``,
 ``move.*``); under a ruleset that sets none of them it does nothing, and
 orders are played as ordinary moves, refused where impossible.
@@ -10,7 +10,7 @@ orders are played as ordinary moves, refused where impossible.
   let it spot.
 * :meth:`Referee.replay`: the moves a player made blind, in the order made,
   are replayed on the true board; a unit is stopped at its first impossible
-  step (:func:`harmony.barriers.step_barrier`), so units behind it may pile
+  step (:func:`harmony.games.panzerblitz.barriers.step_barrier`), so units behind it may pile
   up; each side is then shown only the enemy units, blocks and mines that
   stopped its units; last, carried units may unload, after an overrun in the
   hex the overrun was entered from.
@@ -18,12 +18,12 @@ orders are played as ordinary moves, refused where impossible.
   is told the fire's strength, type and hex, not the firer.
 
 What a side knows is never stored: :meth:`Referee.view` computes it
-(:mod:`harmony.knowledge`) from the true board and the rulings recorded here.
+(:mod:`harmony.games.panzerblitz.knowledge`) from the true board and the rulings recorded here.
 
 >>> from harmony.loader import load
 >>> from harmony.usage import default_rules_data
->>> from harmony.engine import Game
->>> from harmony.scenario import ruleset_for
+>>> from harmony.games.panzerblitz.engine import Game
+>>> from harmony.games.panzerblitz.scenario import ruleset_for
 >>> model, _ = load(default_rules_data())
 >>> g = Game.from_data(ruleset_for(model, "DB"), {"columns": 6, "rows": 3, "blocks": {"D2": "Soviet"}}, [
 ...     {"id": "t1", "side": "German", "kind": "armoured", "class": "A", "attack": 12,
@@ -53,8 +53,8 @@ from .barriers import rule_on, stack_count, step_barrier
 from .engine import EngineError, Game
 from .hexgrid import Hex, label
 from .knowledge import Shown, View, view
-from .ruleset import Ruleset
-from .rulings import Ruling, Why
+from harmony.ruleset import Ruleset
+from harmony.rulings import Ruling, Why
 
 
 @dataclass(frozen=True)
@@ -246,7 +246,7 @@ class Referee:
 
     # ------------------------------------------------------------------ views
     def view(self, side: str) -> View:
-        """What ``side``'s board shows now (:func:`harmony.knowledge.view`)."""
+        """What ``side``'s board shows now (:func:`harmony.games.panzerblitz.knowledge.view`)."""
         v = view(self.game, self.events, side, self.epoch)
         why = Why(self.game.rules)
         rule_on(why, "referee.hidden-boards")
@@ -265,7 +265,7 @@ def blind_scenario(counts: dict, rules: Ruleset) -> Ruling:
 
     >>> from harmony.loader import load
     >>> from harmony.usage import default_rules_data
-    >>> from harmony.scenario import ruleset_for
+    >>> from harmony.games.panzerblitz.scenario import ruleset_for
     >>> model, _ = load(default_rules_data())
     >>> r = blind_scenario({"turns": 12, "mines": 4, "blocks": 3}, ruleset_for(model, "DB"))
     >>> r.value, r.reasons

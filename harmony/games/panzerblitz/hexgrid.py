@@ -22,7 +22,7 @@ hex it meets, the hexsides it crosses or runs along, the corners it passes
 through. :func:`line` is the chain of hexes it passes through; where the
 segment runs along a hexside or through a corner, ``nudge`` picks the hexes
 on one side (``+1``) or the other (``-1``), as if the segment were moved an
-arbitrarily small distance that way. :mod:`harmony.los` uses both sides.
+arbitrarily small distance that way. :mod:`harmony.games.panzerblitz.los` uses both sides.
 
 >>> [label(h) for h in line(parse_label("A2"), parse_label("C2"), nudge=+1)]
 ['A2', 'B2', 'C2']
@@ -280,7 +280,7 @@ def _reach(dq: int, dr: int) -> tuple[list, list, int]:
     """What the segment from Hex(0, 0) to Hex(dq, dr) meets (``dq > 0``, or ``dq == 0 <
     dr``), in no order: the hexes as ``(g, f, q, r)``, the hexsides as ``(order, q, r, k,
     how)``, and M (see :func:`_geometry`, which sorts them; line of sight's masks need no
-    order, :class:`harmony.los._Table`)."""
+    order, :class:`harmony.games.panzerblitz.los._Table`)."""
     X, Y = 3 * dq, dq + 2 * dr
     F = [X * oy - Y * ox for ox, oy in CORNERS] + [0]
     F[6] = F[0]

@@ -13,7 +13,7 @@ ruleset the PanzerBlitz engine plays, which it is not.) Chances are
 
 >>> from pathlib import Path
 >>> from harmony.loader import load
->>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+>>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
 >>> cp.penetration_chance(1, 5)          # a rifle against class V armour
 Fraction(3, 5)
 >>> cp.penetration_checks(2, 3), cp.penetration_checks(3, 4), cp.penetration_checks(5, 1)
@@ -38,8 +38,8 @@ import inspect
 from fractions import Fraction
 from typing import Any, NamedTuple
 
-from .model import Clause, Model, Table
-from .rulings import Ruling
+from harmony.model import Clause, Model, Table
+from harmony.rulings import Ruling
 
 SOURCE = "CP"
 #: The table (7.9.1) of what a penetrating round does through body armour, by the
@@ -145,7 +145,7 @@ class TableError(ValueError):
 
     >>> raise TableError("'Long' is not a range band of Table 8; it has: short, medium, long")
     Traceback (most recent call last):
-    harmony.cpcalc.TableError: 'Long' is not a range band of Table 8; it has: short, medium, long
+    harmony.games.combatpatrol.calculator.TableError: 'Long' is not a range band of Table 8; it has: short, medium, long
     """
 
 
@@ -166,7 +166,7 @@ def one_of(value: Any, has: list[str], what: str, t: Table) -> str:
 
     >>> one_of("Long", ["short", "medium", "long"], "a range band", Table(number="8"))
     Traceback (most recent call last):
-    harmony.cpcalc.TableError: 'Long' is not a range band of Table 8; it has: short, medium, long
+    harmony.games.combatpatrol.calculator.TableError: 'Long' is not a range band of Table 8; it has: short, medium, long
     """
     if not isinstance(value, str) or value not in has:
         raise TableError(f"{value!r} is not {what} of {table_name(t)}; it has: {', '.join(has)}")
@@ -178,10 +178,10 @@ def whole(value: Any, what: str, t: Table, least: int = 0) -> int:
 
     >>> whole(-2, "a number of hits", Table(number="5"))
     Traceback (most recent call last):
-    harmony.cpcalc.TableError: -2 is not a number of hits for Table 5; it takes a whole number of 0 or more
+    harmony.games.combatpatrol.calculator.TableError: -2 is not a number of hits for Table 5; it takes a whole number of 0 or more
     >>> whole(True, "a number of hits", Table(number="5"))
     Traceback (most recent call last):
-    harmony.cpcalc.TableError: True is not a number of hits for Table 5; it takes a whole number of 0 or more
+    harmony.games.combatpatrol.calculator.TableError: True is not a number of hits for Table 5; it takes a whole number of 0 or more
     """
     if not isinstance(value, int) or isinstance(value, bool) or value < least:
         raise TableError(f"{value!r} is not {what} for {table_name(t)}; it takes a whole number "
@@ -194,7 +194,7 @@ def length(value: Any, what: str, t: Table) -> Fraction | int:
 
     >>> length(2.5, "a distance", Table(number="8"))  # doctest: +ELLIPSIS
     Traceback (most recent call last):
-    harmony.cpcalc.TableError: 2.5 is not a distance for Table 8; it takes inches of 0 or more, a whole number ...
+    harmony.games.combatpatrol.calculator.TableError: 2.5 is not a distance for Table 8; it takes inches of 0 or more, a whole number ...
     """
     if isinstance(value, bool) or not isinstance(value, (int, Fraction)) or value < 0:
         raise TableError(f"{value!r} is not {what} for {table_name(t)}; it takes inches of 0 or "
@@ -207,7 +207,7 @@ def yes_no(value: Any, what: str, t: Table) -> bool:
 
     >>> yes_no(1, "whether the enemy is infantry or a gun", Table(number="10"))
     Traceback (most recent call last):
-    harmony.cpcalc.TableError: 1 is not whether the enemy is infantry or a gun for Table 10; it takes True or False
+    harmony.games.combatpatrol.calculator.TableError: 1 is not whether the enemy is infantry or a gun for Table 10; it takes True or False
     """
     if not isinstance(value, bool):
         raise TableError(f"{value!r} is not {what} for {table_name(t)}; it takes True or False")
@@ -237,7 +237,7 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.table("9").title
         'When figures or vehicles are spotted automatically'
         >>> cp.table("11")
@@ -254,7 +254,7 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.stated(HORSE).cite.section
         '7.10.2'
         >>> cp.stated("cp-morale")
@@ -271,7 +271,7 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.faces(HORSE), cp.faces(ARMOUR_DIE)
         (range(1, 11), range(1, 11))
         >>> cp.faces("cp-spotting-bands")
@@ -290,12 +290,12 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.die_row(ARMOUR_DIE, 10)[0], cp.die_row(ARMOUR_DIE, 9)[0]
         ('full-effect', 'reduced')
         >>> cp.die_row(HORSE, 0)
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: 0 is not a face of the die icon of the table of section 7.10.2; it has: 1 to 10
+        harmony.games.combatpatrol.calculator.TableError: 0 is not a face of the die icon of the table of section 7.10.2; it has: 1 to 10
         """
         faces = self.faces(table_id)
         t = self.stated(table_id)
@@ -314,7 +314,7 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.reasons((Place(table="10"),))
         ['alternate-spotting.modifiers']
         >>> cp.reasons((Place(table="11"),))
@@ -337,7 +337,7 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.ruling("spotting_bands", "buttoned")
         Ruling(value=Bands(short=5, medium=10, long=20), reasons=['alternate-spotting.range-bands'])
         >>> dark = cp.ruling("band_of", "dismounted", 7, night=("naked-eye", "full-moon"))
@@ -352,7 +352,7 @@ class CombatPatrol:
         LookupError: the CP calculator gives no ruling for 'table'
         >>> cp.ruling("spotting_shifts", "extreme", False)
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: 'extreme' is not a range band of Table 8; it has: short, medium, long
+        harmony.games.combatpatrol.calculator.TableError: 'extreme' is not a range band of Table 8; it has: short, medium, long
         """
         if not isinstance(name, str) or name not in READS:
             raise LookupError(f"the {SOURCE} calculator gives no ruling for {name!r}")
@@ -369,12 +369,12 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.penetration_chance(1, 10), cp.penetration_chance(3, 2), cp.penetration_chance(0, 1)
         (Fraction(1, 10), Fraction(1, 1), Fraction(9, 10))
         >>> cp.penetration_chance(1, -5)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: -5 is not a protection value for the table of section 7.9.1; it takes a ...
+        harmony.games.combatpatrol.calculator.TableError: -5 is not a protection value for the table of section 7.9.1; it takes a ...
         """
         t = self.stated(ARMOUR_DIE)
         whole(penetration, "a penetration value", t)
@@ -389,12 +389,12 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> [cp.armour_effect("incapacitated", d, 1, 5) for d in (4, 5, 9, 10)]
         [None, 'wounded', 'wounded', 'incapacitated']
         >>> cp.armour_effect("killed", 7, 1, 5)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: 'killed' is not a hit's effect of the table of section 7.9.1; it has: ...
+        harmony.games.combatpatrol.calculator.TableError: 'killed' is not a hit's effect of the table of section 7.9.1; it has: ...
         """
         t = self.stated(ARMOUR_DIE)
         known = sorted({v for c in t.columns if c.type == "enum" for v in c.values or []})
@@ -412,12 +412,12 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.penetration_band(0)["band"], cp.penetration_band(12)["band"]
         ('low', 'high')
         >>> cp.penetration_band("4")
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: '4' is not a penetration value for Table 5; it takes a whole number of 0 or more
+        harmony.games.combatpatrol.calculator.TableError: '4' is not a penetration value for Table 5; it takes a whole number of 0 or more
         """
         t = self.table("5")
         whole(penetration, "a penetration value", t)
@@ -432,12 +432,12 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.penetration_effect(4)
         'small-icon-knocks-out'
         >>> cp.penetration_effect(-1)
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: -1 is not a penetration value for Table 5; it takes a whole number of 0 or more
+        harmony.games.combatpatrol.calculator.TableError: -1 is not a penetration value for Table 5; it takes a whole number of 0 or more
         """
         return self.penetration_band(penetration)["effect"]
 
@@ -447,12 +447,12 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> [cp.penetration_checks(3, h) for h in range(5)], cp.penetration_checks(2, 3, False)
         ([0, 0, 1, 1, 2], 3)
         >>> cp.penetration_checks(3, -2)
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: -2 is not a number of hits for Table 5; it takes a whole number of 0 or more
+        harmony.games.combatpatrol.calculator.TableError: -2 is not a number of hits for Table 5; it takes a whole number of 0 or more
         """
         t = self.table("5")
         row = self.penetration_band(penetration)
@@ -469,12 +469,12 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.soft_skinned_places(4), cp.soft_skinned_places(0)
         (5, 1)
         >>> cp.soft_skinned_places(-1)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: -1 is not a troop capacity for the table of section 7.7; it takes a whole ...
+        harmony.games.combatpatrol.calculator.TableError: -1 is not a troop capacity for the table of section 7.7; it takes a whole ...
         """
         t = self.stated(SOFT_SKINNED)
         whole(capacity, "a troop capacity", t)
@@ -486,12 +486,12 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> [cp.soft_skinned_place(2, h) for h in range(1, 6)]
         [1, 2, 3, 1, 2]
         >>> cp.soft_skinned_place(2, 0)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: 0 is not a hit, counted from 1, for the table of section 7.7; it takes a ...
+        harmony.games.combatpatrol.calculator.TableError: 0 is not a hit, counted from 1, for the table of section 7.7; it takes a ...
         """
         whole(hit, "a hit, counted from 1,", self.stated(SOFT_SKINNED), least=1)
         return (hit - 1) % self.soft_skinned_places(capacity) + 1
@@ -503,12 +503,12 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.horse_or_rider(7), cp.horse_or_rider(8)
         ('horse', 'rider')
         >>> cp.horse_or_rider(11)
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: 11 is not a face of the die icon of the table of section 7.10.2; it has: 1 to 10
+        harmony.games.combatpatrol.calculator.TableError: 11 is not a face of the die icon of the table of section 7.10.2; it has: 1 to 10
         """
         return self.die_row(HORSE, die)[0]
 
@@ -518,7 +518,7 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0]).horse_hit_chance()
+        >>> CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0]).horse_hit_chance()
         Fraction(7, 10)
         """
         faces = self.faces(HORSE)
@@ -530,12 +530,12 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.night_distance("first-generation", "half-moon")
         18
         >>> cp.night_distance("naked-eye", "new-moon")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: 'new-moon' is not a phase of the moon of Table 6; it has: no-moon, ...
+        harmony.games.combatpatrol.calculator.TableError: 'new-moon' is not a phase of the moon of Table 6; it has: no-moon, ...
         """
         t = self.table("6")
         one_of(vision, t.row_ids(), "a vision", t)
@@ -547,14 +547,14 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.illumination("medium-flare")
         (Radius(template='medium', multiplier=3, beyond=None), Duration(reshuffles=2, until=None))
         >>> cp.illumination("large-fire")[0]
         Radius(template=None, multiplier=None, beyond=8)
         >>> cp.illumination("Medium-Flare")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: 'Medium-Flare' is not a source of light of Table 7; it has: point-light, ...
+        harmony.games.combatpatrol.calculator.TableError: 'Medium-Flare' is not a source of light of Table 7; it has: point-light, ...
         """
         t = self.table("7")
         row = t.row(one_of(light, t.row_ids(), "a source of light", t))
@@ -567,12 +567,12 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.lit_radius("small-flare", 2)
         Fraction(4, 1)
         >>> cp.lit_radius("large-fire", 2)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: 'large-fire' is not a light of Table 7 that multiplies a template; it has: ...
+        harmony.games.combatpatrol.calculator.TableError: 'large-fire' is not a light of Table 7 that multiplies a template; it has: ...
         """
         t = self.table("7")
         radius, _ = self.illumination(light)
@@ -589,12 +589,12 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.spotting_bands("dismounted"), cp.spotting_bands("buttoned", ("naked-eye", "no-moon"))
         (Bands(short=20, medium=40, long=80), Bands(short=Fraction(3, 2), medium=3, long=6))
         >>> cp.spotting_bands("tank")
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: 'tank' is not a spotter of Table 8; it has: dismounted, mounted, buttoned
+        harmony.games.combatpatrol.calculator.TableError: 'tank' is not a spotter of Table 8; it has: dismounted, mounted, buttoned
         """
         t = self.table("8")
         one_of(spotter, t.row_ids(), "a spotter", t)
@@ -614,12 +614,12 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.band_of("mounted", 0), cp.band_of("mounted", Fraction(79, 2)), cp.band_of("mounted", 41)
         ('short', 'long', None)
         >>> cp.band_of("mounted", -5)  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: -5 is not a distance for Table 8; it takes inches of 0 or more, a whole ...
+        harmony.games.combatpatrol.calculator.TableError: -5 is not a distance for Table 8; it takes inches of 0 or more, a whole ...
         """
         bands = self.spotting_bands(spotter, night)
         length(distance, "a distance", self.table("8"))
@@ -638,7 +638,7 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> cp.automatically_spotted("vehicle", "moving-in-concealment")
         True
         >>> cp.automatically_spotted("vehicle", "moving-in-concealment", spotter="vehicle")
@@ -647,7 +647,7 @@ class CombatPatrol:
         False
         >>> cp.automatically_spotted("vehicle", "moving-in-concelment")  # doctest: +ELLIPSIS
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: 'moving-in-concelment' is not a situation of Table 9; it has: in-open, ...
+        harmony.games.combatpatrol.calculator.TableError: 'moving-in-concelment' is not a situation of Table 9; it has: in-open, ...
         """
         t = self.table("9")
         one_of(target, _values(t, "target"), "a target", t)
@@ -676,14 +676,14 @@ class CombatPatrol:
 
         >>> from harmony.loader import load
         >>> from pathlib import Path
-        >>> cp = CombatPatrol(load(Path(__file__).parents[1] / "rules_data")[0])
+        >>> cp = CombatPatrol(load(Path(__file__).parents[3] / "rules_data")[0])
         >>> [cp.spotting_shifts(b, False) for b in ("short", "medium", "long")]
         [0, 1, 2]
         >>> cp.spotting_shifts("long", True)
         3
         >>> cp.spotting_shifts("Long", True)
         Traceback (most recent call last):
-        harmony.cpcalc.TableError: 'Long' is not a range band of Table 8; it has: short, medium, long
+        harmony.games.combatpatrol.calculator.TableError: 'Long' is not a range band of Table 8; it has: short, medium, long
         """
         t = self.table("10")
         eight = self.table("8")

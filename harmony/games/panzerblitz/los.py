@@ -4,7 +4,7 @@ The rule, as the engine plays it:
 
 * a hex sees itself and its six neighbours, always;
 * otherwise the line of sight is the straight segment from centre to centre,
-  followed exactly by :func:`harmony.hexgrid.trace` (whole numbers only: no
+  followed exactly by :func:`harmony.games.panzerblitz.hexgrid.trace` (whole numbers only: no
   sampling, no floating point). It is blocked by every hex other than the
   two end hexes that the segment meets, through its inside, along one of
   its hexsides or at a single corner, if the hex's terrain blocks line of
@@ -27,7 +27,7 @@ an arbitrarily small distance to each side and calling it blocked if either
 moved line is blocked gives, and in addition a blocking hexside the line lies
 on, end to end, blocks it.
 
->>> from harmony.terrain import HexMap
+>>> from harmony.games.panzerblitz.terrain import HexMap
 >>> m = HexMap.from_data({"columns": 5, "rows": 5, "hexes": {"B2": "woods"}})
 >>> sight(m, parse_label("A2"), parse_label("C2")).clear   # along the B1/B2 hexside
 False

@@ -9,12 +9,12 @@ is named here); the stacking limit of each side is scenario data
 
 In open play the engine refuses such a step (the player could see it coming);
 a referee replaying blind moves stops the unit where it is instead
-(:mod:`harmony.referee`).
+(:mod:`harmony.games.panzerblitz.referee`).
 
 >>> from harmony.loader import load
 >>> from harmony.usage import default_rules_data
->>> from harmony.engine import Game
->>> from harmony.scenario import ruleset_for
+>>> from harmony.games.panzerblitz.engine import Game
+>>> from harmony.games.panzerblitz.scenario import ruleset_for
 >>> model, _ = load(default_rules_data())
 >>> g = Game.from_data(ruleset_for(model, "DB"), {"columns": 5, "rows": 3, "blocks": {"C2": "Soviet"}}, [
 ...     {"id": "tank", "side": "German", "kind": "armoured", "class": "A", "attack": 12,
@@ -31,10 +31,10 @@ from __future__ import annotations
 from typing import Any
 
 from .hexgrid import Hex, label
-from .rulings import Ruling, Why
+from harmony.rulings import Ruling, Why
 from .units import Unit
 
-#: a :class:`harmony.engine.Game` (not imported: the engine imports this module)
+#: a :class:`harmony.games.panzerblitz.engine.Game` (not imported: the engine imports this module)
 Game = Any
 
 #: the causes of a stop, in the order they are checked

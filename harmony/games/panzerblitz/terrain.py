@@ -134,7 +134,7 @@ class HexMap:
 
     :attr:`revision` grows whenever the map changes (a field set, an entry of
     ``hexes``, ``hexsides`` or ``types`` set or removed), so that what is
-    derived from a map, such as the line-of-sight table of :mod:`harmony.los`,
+    derived from a map, such as the line-of-sight table of :mod:`harmony.games.panzerblitz.los`,
     knows when to be built again.
 
     >>> m = HexMap.from_data({"columns": 3, "rows": 3})

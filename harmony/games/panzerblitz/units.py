@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from .hexgrid import Hex, label
-from .rulings import Ruling
+from harmony.rulings import Ruling
 
 #: Kinds that some rulebooks bar from spotting (trucks and wagons).
 TRANSPORT_KINDS = frozenset({"truck", "wagon"})

@@ -41,8 +41,8 @@ from typing import Iterable
 from .hexgrid import Hex, adjacent, distance, label, neighbours, parse_label
 from .los import Sight, sight
 from .barriers import step_barrier
-from .ruleset import Ruleset
-from .rulings import Ruling, Why
+from harmony.ruleset import Ruleset
+from harmony.rulings import Ruling, Why
 from .terrain import HexMap, MapError
 from .units import RESULTS, SPOTTED_MARKERS, Marker, Unit, placements
 
@@ -81,7 +81,7 @@ MOVING = "sequence.moving"
 
 
 def _check_result(result: str) -> None:
-    """A combat outcome is one of :data:`harmony.units.RESULTS`; anything else is an error."""
+    """A combat outcome is one of :data:`harmony.games.panzerblitz.units.RESULTS`; anything else is an error."""
     if result not in RESULTS:
         raise DataError(f"unknown combat result {result!r} (expected one of {', '.join(RESULTS)})")
 
@@ -196,7 +196,7 @@ class Game:
         self.activation: dict[tuple[str, str], int] = {}
         self.activation_why: dict[tuple[str, str], Why] = {}
         #: unit -> the reasoning that last took its spotted marker off (a marker on a unit
-        #: carries its own reasons: :class:`~harmony.units.Marker`)
+        #: carries its own reasons: :class:`~harmony.games.panzerblitz.units.Marker`)
         self.unmark_why: dict[str, Why] = {}
         #: unit -> a marker its spotting player owes it but has not yet placed (where the rules
         #: leave placing to him: spot.spotter-places-markers); forfeited when the phase ends
@@ -271,7 +271,7 @@ class Game:
 
     def _by_hex(self) -> dict[Hex, list[Unit]]:
         """The units that are not eliminated, by hex; built again once any unit has moved or
-        been eliminated since (:func:`harmony.units.placements`)."""
+        been eliminated since (:func:`harmony.games.panzerblitz.units.placements`)."""
         stamp = placements()
         if self._by_hex_stamp != stamp:
             index: dict[Hex, list[Unit]] = {}
@@ -287,7 +287,7 @@ class Game:
         return s.clear
 
     def _sight(self, a: Hex, b: Hex) -> Sight:
-        """:func:`~harmony.los.sight`, remembered for every game on a map of the same
+        """:func:`~harmony.games.panzerblitz.los.sight`, remembered for every game on a map of the same
         terrain (a scenario plays one map under several rulesets, and asks about the
         same pairs of hexes step after step); forgotten when the map changes."""
         if self._sights_rev != self.map.revision:
@@ -1181,7 +1181,7 @@ class Game:
     def markers(self, uid: str) -> Ruling:
         """The markers on a unit; the reasons are the clauses that put them there and kept them on.
 
-        Each marker carries its own reasons (:class:`~harmony.units.Marker`); the
+        Each marker carries its own reasons (:class:`~harmony.games.panzerblitz.units.Marker`); the
         ruling's ``detail`` names the clauses behind each one, or says that the
         scenario's set-up placed it (no clause's doing). With no spotted marker,
         the reasons are those of the rule that last took it off.

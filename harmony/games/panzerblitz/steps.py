@@ -37,9 +37,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable, ClassVar
 
-from .diagnostics import Diagnostic, Pos
+from harmony.diagnostics import Diagnostic, Pos
 from .hexgrid import adjacent, is_label, parse_label
-from .model import Scenario
+from harmony.model import Scenario
 
 ID = re.compile(r"^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*$")
 SIDE = re.compile(r"^[A-Za-z][A-Za-z0-9 -]*$")
@@ -47,7 +47,7 @@ RULESET = re.compile(r"^[A-Z][A-Z0-9]*(\+[a-z0-9][a-z0-9-]*)*$")
 RESULTS = ("none", "D", "DD", "X")
 MODES = ("normal", "concealed", "revealed")
 ENDS = ("phase", "turn")
-#: the kinds of marker a unit may carry (kept in step with :data:`harmony.units.MARKERS`)
+#: the kinds of marker a unit may carry (kept in step with :data:`harmony.games.panzerblitz.units.MARKERS`)
 MARKER_KINDS = ("spotted", "opportunity-spotted", "opportunity-fire")
 
 
@@ -790,6 +790,6 @@ def steps_of(sc: Scenario) -> ParsedSteps:
     remembered between processes (:func:`harmony.playcache.parsed_steps`)."""
     cache = sc.__dict__
     if "_parsed_steps" not in cache:
-        from .playcache import parsed_steps
+        from harmony.playcache import parsed_steps
         cache["_parsed_steps"] = parsed_steps(sc, parse_steps)
     return cache["_parsed_steps"]

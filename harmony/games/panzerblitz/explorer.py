@@ -9,8 +9,8 @@ position: the answer is ``{"error": {"message": ..., "path": "units[2].at"}}``.
 :meth:`Explorer.decide` adds to the position the questions the engine can
 answer about its last step (:func:`questions`), writes the whole as a
 scenario file, reads it back with the project's one loader and schema, checks
-it as ``harmony check`` does (:func:`harmony.scenario.check_scenario`) and
-plays it with :func:`harmony.scenario.run_scenario`, exactly as pytest plays a
+it as ``harmony check`` does (:func:`harmony.game.check_scenario`) and
+plays it with :func:`harmony.games.panzerblitz.scenario.run_scenario`, exactly as pytest plays a
 shipped scenario: every answer is the engine's own
 :class:`~harmony.rulings.Ruling`, with the clauses that decided it.
 :meth:`Explorer.scenario_yaml` writes the same scenario with the engine's
@@ -40,17 +40,18 @@ from . import units as units_mod
 from jsonschema import Draft202012Validator
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
-from .diagnostics import Diagnostic, Pos, Report
-from .fmt import FormatError, formatted
-from .loader import MAX_BYTES, MAX_DEPTH, Document, load, new_yaml, read_text
-from .model import Model, Scenario
-from .ruleset import options_of
-from .rulings import ruling_word
-from .scenario import check_scenario, run_scenario
-from .schema import quick_valid, resolve, schema, validate_items
+from harmony.diagnostics import Diagnostic, Pos, Report
+from harmony.fmt import FormatError, formatted
+from harmony.game import check_scenario
+from harmony.loader import MAX_BYTES, MAX_DEPTH, Document, load, new_yaml, read_text
+from harmony.model import Model, Scenario
+from harmony.ruleset import options_of
+from harmony.rulings import ruling_word
+from .scenario import run_scenario
+from harmony.schema import quick_valid, resolve, schema, validate_items
 from .steps import MODES, RESULTS, steps_of
 from .terrain import STANDARD_TYPES
-from .yamltree import Marks, PosMap, PosSeq
+from harmony.yamltree import Marks, PosMap, PosSeq
 
 #: the keys of a scenario that describe it rather than set up the position
 META = ("id", "title", "summary", "isolates", "cite", "clauses")
@@ -66,7 +67,7 @@ SUMMARY = ("Set up in the ruling explorer; its expectations are the engine's rul
 _PLACEHOLDER_STEP = {"end": "phase"}
 _UNASKED = {"spotted": False, "can-fire": False, "opfire": [], "interdiction": [],
             "markers": [], "dispersal": "none"}
-#: what a unit's optional fields mean when left out (as harmony.units.Unit.from_data reads them)
+#: what a unit's optional fields mean when left out (as harmony.games.panzerblitz.units.Unit.from_data reads them)
 UNIT_DEFAULTS = {"face": "up", "dispersal": "none", "markers": [], "registration": [],
                  "overrun": False}
 
@@ -81,6 +82,22 @@ MAX_NESTING = MAX_DEPTH - 1
 
 
 # ------------------------------------------------------------------ links
+
+def limits() -> dict:
+    """The limits a position from a link must keep, which the explorer's page checks in the
+    link's raw text before it parses or draws anything (then :meth:`Explorer.check` reads the
+    whole position as a scenario file is read): the longest link code, the deepest nesting,
+    and the schema's largest map and most units and steps.
+
+    >>> limits()
+    {'columns': 60, 'link': 1333336, 'nesting': 39, 'rows': 60, 'steps': 1000, 'units': 10000}
+    """
+    scenario = schema()["$defs"]["scenario"]
+    board = resolve(scenario["$defs"]["map"])["properties"]
+    return {"columns": board["columns"]["maximum"], "link": MAX_LINK, "nesting": MAX_NESTING,
+            "rows": board["rows"]["maximum"], "steps": scenario["properties"]["steps"]["maxItems"],
+            "units": scenario["properties"]["units"]["maxItems"]}
+
 
 def encode(position: dict) -> str:
     """The ``#position=`` part of an explorer link: base64url (no padding) of the position

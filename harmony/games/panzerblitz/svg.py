@@ -5,7 +5,7 @@ hexes, hexsides, labels), the ``units`` where they stand (id, name, side,
 kind, at, markers, and the hexes of an indirect-fire unit's ``registration``
 markers), the ``path`` a unit moved, the lines of sight ``los``
 checked (pairs of hexes) and a ``title`` and ``desc`` for readers. The
-drawing uses :mod:`harmony.hexgrid`'s flat-topped board geometry, escapes
+drawing uses :mod:`harmony.games.panzerblitz.hexgrid`'s flat-topped board geometry, escapes
 every text it prints and formats every number the same way, so the same state
 always gives the same bytes.
 
@@ -70,7 +70,7 @@ def registration_centre(lab: str, origin) -> tuple[float, float]:
     """Where a registration diamond is drawn in hex ``lab``: right of the counter's square,
     inside the hex.
 
-    >>> from harmony.hexgrid import board_origin
+    >>> from harmony.games.panzerblitz.hexgrid import board_origin
     >>> (x, y), (cx, cy) = registration_centre("B2", board_origin(SIZE)), _xy("B2", board_origin(SIZE))
     >>> x - REGISTRATION_RADIUS > cx + COUNTER_HALF + 1, y == cy   # clear of the counter and its stroke
     (True, True)
@@ -193,3 +193,14 @@ def draw(state: dict, id_prefix: str = "hm") -> str:
                    f'paint-order="stroke" text-anchor="end">{escape(str(letter))}</text>')
     out.append("</svg>")
     return "".join(out)
+
+
+def style() -> dict:
+    """What :func:`draw` draws with (hex size, colours, counter abbreviations), for the
+    ruling explorer's page, which draws its board from the same data.
+
+    >>> style()["terrain"]["woods"] == TERRAIN_FILL["woods"]
+    True
+    """
+    return {"size": SIZE, "terrain": TERRAIN_FILL, "other": OTHER_FILL,
+            "hexside": HEXSIDE_STROKE, "sides": list(SIDE_COLOURS), "kinds": KIND_SHORT}

@@ -2,12 +2,12 @@
 
 The format is described in ``site/scenarios.rst`` and, exactly, by the
 ``scenario`` definition of the JSON Schema. The steps are read once, into the
-typed values of :mod:`harmony.steps`; this module plays them.
+typed values of :mod:`harmony.games.panzerblitz.steps`; this module plays them.
 :func:`run_scenario` plays a scenario of a loaded model under every ruleset it
 names and returns a :class:`ScenarioResult`: one :class:`RulingRow` per
 expected ruling (with the engine's answer, its reasons and where the
 expectation is in the YAML), and per-step snapshots for diagrams.
-:func:`check_scenarios` (run by ``harmony check``) reports malformed
+:func:`check_scenario` (run by ``harmony check`` through :mod:`harmony.game`) reports malformed
 steps and references that do not resolve, with positions.
 
 Public API (kept stable for the site and diff tools):
@@ -20,7 +20,7 @@ Public API (kept stable for the site and diff tools):
 * ``check_scenario(model, scenario, report)`` (what ``harmony check`` finds in one)
 * ``RulingRow``: ``step``, ``question``, ``ruleset``, ``expected``,
   ``actual``, ``expected_reasons``, ``reasons``, ``ok``, ``pos``, ``detail``,
-  ``ask`` (the :class:`harmony.steps.Ask`)
+  ``ask`` (the :class:`harmony.games.panzerblitz.steps.Ask`)
 
 A step snapshot is plain data::
 
@@ -36,68 +36,20 @@ the position of the value at fault (the hex of the path, the unit ...).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any
-
-from .diagnostics import Diagnostic, Pos, Report
+from harmony.diagnostics import Diagnostic, Pos, Report
 from .engine import EngineError, Game
+from harmony.game import RulingRow, ScenarioResult
 from .hexgrid import Hex, adjacent
 from .los import has_los
-from . import playcache
-from .model import Model, Scenario
+from harmony.model import Model, Scenario
 from .barriers import rule_on
 from .referee import Intent, OrderError, Referee
-from .ruleset import Ruleset, RulesetError
-from .rulings import Ruling, Why
+from harmony.ruleset import RulesetError, ruleset_for
+from harmony.rulings import Ruling, Why
 from .steps import (Ask, CanFire, Dispersal, End, Expectation, Face, Fire, Interdiction, Los,
                     Markers, Move, OpFire, Orders, ParsedSteps, Spotted, Step, Stop, Unloaded,
                     View, Where, Word, steps_of)
 from .terrain import HexMap, MapError
-
-
-@dataclass
-class RulingRow:
-    """One expected ruling of one question under one ruleset, and the engine's."""
-
-    step: int
-    question: str
-    ruleset: str
-    expected: Any
-    actual: Any
-    expected_reasons: list[str]
-    reasons: list[str]
-    ok: bool
-    pos: Pos
-    detail: str = ""
-    ask: Ask | None = None
-    #: the clause that refused the step (or the question) when the engine gave no answer
-    clause: str | None = None
-
-    def explain(self) -> str:
-        """A failure message for humans."""
-        lines = [f"{self.pos}: step {self.step + 1}, {self.ruleset}: {self.question}"]
-        if self.expected != self.actual:
-            lines.append(f"  expected value {self.expected!r}, the engine says {self.actual!r}")
-        if sorted(self.expected_reasons) != self.reasons:
-            lines.append(f"  expected because {sorted(self.expected_reasons)}, the engine's reasons "
-                         f"are {self.reasons}")
-        if self.detail:
-            lines.append(f"  ({self.detail})")
-        return "\n".join(lines)
-
-
-@dataclass
-class ScenarioResult:
-    scenario: Scenario
-    rulesets: list[str]
-    rulings: list[RulingRow] = field(default_factory=list)
-    snapshots: dict[str, list[dict]] = field(default_factory=dict)
-    map: dict = field(default_factory=dict)
-    errors: list[Diagnostic] = field(default_factory=list)
-
-    @property
-    def ok(self) -> bool:
-        return not self.errors and all(r.ok for r in self.rulings)
 
 
 class ScenarioError(Exception):
@@ -155,53 +107,6 @@ class StateWhy:
             settings.update(r.settings)
         return Ruling(value, sorted({c for r in rulings for c in r.reasons}), settings,
                       "; ".join(r.detail for r in rulings if r.detail))
-
-
-def ruleset_for(model: Model, name: str) -> Ruleset:
-    """``Ruleset.from_model``, cached on the model itself: the cache lives and dies with
-    the model it was computed from, so a model loaded later never sees stale rulesets."""
-    cache = model.__dict__.setdefault("_rulesets", {})
-    if name not in cache:
-        cache[name] = Ruleset.from_model(model, name)
-    return cache[name]
-
-
-def played(model: Model, scenario_id: str) -> ScenarioResult:
-    """:func:`run_scenario` under the scenario's own rulesets, played once per model and
-    shared (by ``harmony check``, its coverage report and the site): the results live and
-    die with the model they were played from. Callers read the result; they never change it.
-
-    >>> from harmony.loader import load
-    >>> from harmony.usage import default_rules_data
-    >>> m, _ = load(default_rules_data())
-    >>> played(m, "rev-figure-1") is played(m, "rev-figure-1")
-    True
-    """
-    cache = model.__dict__.setdefault("_played", {})
-    if scenario_id not in cache:
-        cache[scenario_id] = _remembered(model, scenario_id)
-    return cache[scenario_id]
-
-
-def _remembered(model: Model, scenario_id: str) -> ScenarioResult:
-    """:func:`run_scenario`, or its result as a process played it before from the same
-    scenario text and the same resolved rulesets (:mod:`harmony.playcache`)."""
-    sc = model.scenarios.get(scenario_id)
-    if sc is None or not isinstance(sc.data, dict):
-        return run_scenario(model, scenario_id)
-    names = sc.data.get("rulesets")
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        return run_scenario(model, scenario_id)
-    try:
-        rulesets = [ruleset_for(model, n) for n in names]
-    except RulesetError:
-        return run_scenario(model, scenario_id)
-    k = playcache.key(sc, rulesets)
-    result = playcache.recall(k, sc)
-    if result is None:
-        result = run_scenario(model, scenario_id)
-        playcache.remember(k, result)
-    return result
 
 
 def run_scenario(model: Model, scenario_id: str, rulesets: list[str] | None = None) -> ScenarioResult:
@@ -560,29 +465,10 @@ def _check_order(order, units: dict, where: dict, side: str, hexmap: HexMap, uni
     where[order.unit] = order.path[-1]
 
 
-def check_scenarios(model: Model, report: Report) -> None:
-    """Malformed steps, and references in scenarios that do not resolve: rulesets, clauses,
-    units, sides, hexes. (A clause naming a scenario that does not exist is
-    :mod:`harmony.check`'s.)"""
-    for sc in sorted(model.scenarios.values(), key=lambda s: (s.file, s.id)):
-        before = len(report.errors)
-        check_scenario(model, sc, report)
-        if len(report.errors) == before:
-            _check_playable(model, sc, report)
-
-
-def _check_playable(model: Model, sc: Scenario, report: Report) -> None:
-    """Play the scenario under each of its rulesets: a step the engine refuses (moving an
-    enemy unit, a second move in one phase, fire outside the fire phase ...) is an error
-    at the step's position, naming the clause that refuses it."""
-    for d in played(model, sc.id).errors:
-        if d.code in ("scenario-step", "scenario-setup"):
-            report.diagnostics.append(d)
-
-
 def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
-    """The problems of one scenario that the schema cannot see (steps, units, sides, hexes,
-    rulesets and clauses that do not resolve), without playing it.
+    """The problems of one scenario that the schema cannot see (steps, units, sides, hexes
+    that do not resolve), without playing it: the hex wargame's part; its rulesets, clauses
+    and expected rulings are the core's (:func:`harmony.game.check_envelope`).
 
     >>> from harmony.model import Scenario
     >>> sc = Scenario(id="s", data={"rulesets": [], "map": {"columns": 3, "rows": 3},
@@ -594,15 +480,6 @@ def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
     """
     d = sc.data
     err = lambda pos, msg, code: report.error(pos, f"scenario {sc.id}: {msg}", code)  # noqa: E731
-    names = list(d.get("rulesets") or [])
-    for k, name in enumerate(names):
-        try:
-            ruleset_for(model, name)   # resolved once per model, as the play resolves it
-        except RulesetError as e:
-            err(sc.pos("rulesets", k), str(e), "unresolved-ruleset")
-    for k, cid in enumerate(d.get("clauses") or []):
-        if cid not in model.clauses:
-            err(sc.pos("clauses", k), f"names clause '{cid}', which does not exist", "unresolved-clause")
     try:
         hexmap = HexMap.from_data(d["map"])
     except MapError as e:
@@ -706,11 +583,4 @@ def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
                 hex_(w)
             if isinstance(exp.ask, Spotted) and exp.ask.by is not None and exp.ask.by not in sides:
                 err(exp.ask.by.pos, f"no unit belongs to side '{exp.ask.by}'", "unresolved-side")
-            for ruling in exp.rulings:
-                if ruling.ruleset not in names:
-                    err(ruling.ruleset.pos, f"ruling for '{ruling.ruleset}', which is not one of the "
-                        f"scenario's rulesets ({', '.join(names)})", "unresolved-ruleset")
-                for cid in ruling.because:
-                    if cid not in model.clauses:
-                        err(cid.pos, f"cites clause '{cid}', which does not exist", "unresolved-clause")
 

@@ -1,0 +1,35 @@
+"""The hex wargame of the PanzerBlitz family, as a game of :mod:`harmony.game`.
+
+Its rulebooks (PanzerBlitz, Panzer Leader, Arab-Israeli Wars, the revised
+rules, Double-Blind) are played on a hex board by one rules engine whose every
+difference between rulebooks is a clause parameter:
+
+* the board: :mod:`.hexgrid` (geometry and labels), :mod:`.terrain` (terrain
+  types and maps), :mod:`.los` (line of sight), :mod:`.units` (units and their
+  state);
+* the rules: :mod:`.engine` (every question a game answers, each a ruling
+  naming its clauses), :mod:`.referee`, :mod:`.barriers` and :mod:`.knowledge`
+  (the double-blind referee, blocks and mines, what a side knows);
+* scenarios: :mod:`.steps` (steps read once into typed values) and
+  :mod:`.scenario` (played under each ruleset, and checked);
+* what the site shows: :mod:`.svg` and :mod:`.figures` (the diagrams of a
+  scenario page), :mod:`.explorer` (the ruling explorer's Python side, run in
+  the browser);
+* :mod:`.examples`: the names its clause examples see.
+"""
+from __future__ import annotations
+
+from harmony.game import Explorer, Game
+
+from . import examples, explorer, figures, scenario, svg
+
+GAME = Game(
+    name="panzerblitz",
+    namespace=examples.namespace,
+    play=scenario.run_scenario,
+    check_scenario=scenario.check_scenario,
+    draw=figures.draw,
+    explorer=Explorer(link_of=explorer.link_of, style=svg.style, limits=explorer.limits),
+    record=examples.record,
+    rulings_in=examples.rulings_in,
+)
