@@ -348,3 +348,27 @@ def test_a_file_harmony_did_not_write_is_never_replaced(tmp_path, capsys):
     assert main(["rulebook", "DB", str(RULES), "--out", str(ours)]) == 0   # its own: replaced
     assert PdfReader(str(ours)).metadata["/Creator"] == "harmony rulebook"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["mine.pdf", "rev.pdf"]   # no leftovers
+
+
+def test_the_examples_positions_are_figures_with_captions(rev, pb, model):
+    """Each scenario played under the ruleset is drawn once, beside the first rule (not a
+    "none") of the clauses it exercises, numbered, with its title as the caption."""
+    text = text_of(rev)
+    captions = re.findall(r"^\s*Figure (\d+)\. (.*?)\s*$", text, re.M)
+    assert [int(n) for n, _ in captions] == list(range(1, len(captions) + 1))
+
+    def drawn(sc) -> bool:
+        named = list(sc.data.get("clauses") or []) + [c.id for c in model.clauses.values()
+                                                        if sc.id in c.scenarios]
+        return any(str(r).split("+")[0] == "REV" for r in sc.data.get("rulesets") or []) and any(
+            cid in model.clauses and "REV" in model.clauses[cid].cells
+            and model.clauses[cid].cells["REV"].status in ("rule", "optional", "tournament")
+            for cid in named)
+    assert len(captions) == len([sc for sc in model.scenarios.values() if drawn(sc)]) > 5
+    assert ("1", "The Hetzer slips past the A/T battery: the position at the start.") in captions
+    reader = PdfReader(str(rev))
+    page = next(i for i, p in enumerate(reader.pages) if "Figure 1." in (p.extract_text() or ""))
+    assert "/XObject" in str(reader.pages[page]["/Resources"]) or \
+        len(reader.pages[page].get_contents().get_data()) > 20000   # the drawing is there
+    # PanzerBlitz has no interdiction: its rulebook draws no position beside a "none"
+    assert "Interdiction needs an observer" not in text_of(pb)
