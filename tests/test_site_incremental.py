@@ -89,7 +89,8 @@ def test_a_one_clause_edit_rewrites_only_the_pages_that_show_it(tmp_path, rules_
     assert edited.staged.written == sorted([f"{doc}.rst", "differences.rst"] + links
                                            + [f"{a}.rst" for a in amending])
     assert edited.read == sorted([doc, "differences", "index", "rulebooks", "sources"] + amending)
-    assert edited.extras == ["print/rulebooks.html", "print/PL-rulebook.pdf"]
+    assert [f for f in edited.extras if f.startswith("print/")] == ["print/rulebooks.html",
+                                                                     "print/PL-rulebook.pdf"]
     # Sphinx also re-writes the page whose toctree lists the edited one (its titles may show there)
     assert set(edited.written) == {doc, "differences", "topics/index", "index", "sources", "rulebooks",
                                    "genindex", "search", *amending}
