@@ -21,6 +21,7 @@ from typing import Callable, NamedTuple
 from . import __version__, accept, game, init, trust
 from .cards import command as cards_command
 from .diff import command as diff_command
+from .rulebook import command as rulebook_command
 from .site import command as site_command
 from .usage import UsageError, rules_arg
 
@@ -124,6 +125,8 @@ COMMANDS: tuple[Command, ...] = (
             site_command.serve_args, site_command.run_serve),
     Command("cards", "print rule cards (PDF) of the rulesets' short rules",
             cards_command.cards_args, cards_command.run_cards),
+    Command("rulebook", "print one ruleset's full rules as a rulebook (PDF)",
+            rulebook_command.rulebook_args, rulebook_command.run_rulebook),
     Command("diff", "what changed in rules_data between two revisions: text, parameters, rulings",
             diff_command.diff_args, diff_command.run_diff),
     Command("accept", "rewrite the expected rulings of scenarios that now play otherwise, "

@@ -64,6 +64,8 @@ STAMPS = {
 SITE_CACHE = ".harmony-cache"
 #: the Creator of the PDFs harmony writes (the ``generator`` of the cards' HTML)
 PDF_CREATOR = b"harmony cards"
+#: every Creator harmony gives its PDFs: the cards', and the rulebooks' (``harmony rulebook``)
+PDF_CREATORS = (PDF_CREATOR, b"harmony rulebook")
 #: the PNG text chunk harmony adds to the images it writes
 PNG_SOFTWARE = b"Software\0harmony cards"
 #: a card image as harmony names it (:func:`harmony.cards.exports.card_name`)
@@ -266,12 +268,13 @@ def harmony_pdf(path: Path) -> bool:
         return False
     if not data.startswith(b"%PDF-"):
         return False
-    wanted = b"/Creator (" + PDF_CREATOR + b")"
-    if wanted in data:
+    wanted = [b"/Creator (" + creator + b")" for creator in PDF_CREATORS]
+    if any(w in data for w in wanted):
         return True
     for m in re.finditer(rb"/Type\s*/ObjStm[^>]*>>\s*stream\r?\n", data):
         try:
-            if wanted in zlib.decompressobj().decompress(data[m.end():], 16 * 1024 * 1024):
+            plain = zlib.decompressobj().decompress(data[m.end():], 16 * 1024 * 1024)
+            if any(w in plain for w in wanted):
                 return True
         except zlib.error:
             continue

@@ -103,7 +103,7 @@ def bad(tmp_path_factory) -> dict[str, Path]:
 
 def message(kind: str, p: Path, command: str) -> str:
     """The one line every command gives for a bad path of this kind."""
-    if command in ("build", "serve") and kind in ("text-file", "alone"):
+    if command in ("build", "serve", "rulebook") and kind in ("text-file", "alone"):
         return f"{p} is not a folder: give a rules_data folder"
     return {
         "missing": f"no such file or folder: {p}",
@@ -128,6 +128,7 @@ COMMANDS = {
     "build": lambda p, out: ["build", p, "--out", out / "site"],
     "serve": lambda p, out: ["serve", p, "--out", out / "site", "--port", "0"],
     "cards": lambda p, out: ["cards", p, "--out", out / "cards.pdf"],
+    "rulebook": lambda p, out: ["rulebook", "REV", p, "--out", out / "rev.pdf"],
     "diff-old": lambda p, out: ["diff", p, RULES],
     "diff-new": lambda p, out: ["diff", RULES, p, "--no-rulings"],
 }

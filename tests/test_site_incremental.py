@@ -83,17 +83,23 @@ def test_a_one_clause_edit_rewrites_only_the_pages_that_show_it(tmp_path, rules_
     # and a comparison page quotes the cell's text
     amending += sorted(f"comparisons/{c.id}" for c in model.comparisons.values()
                        if any(f"{clause.id}@PL" in cell.refs for a in c.aspects for cell in a.cells.values()))
-    assert edited.staged.written == sorted([f"{doc}.rst", "differences.rst"] + [f"{a}.rst" for a in amending])
-    assert edited.read == sorted([doc, "differences"] + amending)
+    # and the links to PL's rulebook, printed again, give its new size: the index and the
+    # sources page include them, the page of rulebooks lists them
+    links = ["_generated/sources-detail.inc", "_generated/sources-table.inc", "rulebooks.rst"]
+    assert edited.staged.written == sorted([f"{doc}.rst", "differences.rst"] + links
+                                           + [f"{a}.rst" for a in amending])
+    assert edited.read == sorted([doc, "differences", "index", "rulebooks", "sources"] + amending)
+    assert [f for f in edited.extras if f.startswith("print/")] == ["print/rulebooks.html",
+                                                                     "print/PL-rulebook.pdf"]
     # Sphinx also re-writes the page whose toctree lists the edited one (its titles may show there)
-    assert set(edited.written) == {doc, "differences", "topics/index", "index", "genindex", "search",
-                                   *amending}
+    assert set(edited.written) == {doc, "differences", "topics/index", "index", "sources", "rulebooks",
+                                   "genindex", "search", *amending}
     after = {rel: p.read_bytes() for rel, p in site_files(out).items()}
     changed = {rel for rel in after if before.get(rel) != after[rel]}
     html_changed = {rel for rel in changed if rel.endswith(".html") and not rel.startswith("print/")}
     assert f"{doc}.html" in html_changed
     assert html_changed <= {f"{doc}.html", "differences.html", "genindex.html", "search.html",
-                            *(f"{a}.html" for a in amending)}
+                            "index.html", "sources.html", "rulebooks.html", *(f"{a}.html" for a in amending)}
     assert "Quokka-edit." in (out / f"{doc}.html").read_text("utf-8")
 
 

@@ -51,6 +51,7 @@ from ..check import check_path
 from .. import outdir
 from ..diagnostics import Report
 from ..trust import Trust
+from ..rulebook import site as rulebook_site
 from . import explorer, generate
 
 CACHE = outdir.SITE_CACHE
@@ -355,6 +356,7 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
         for sub in ("html", "doctrees"):
             shutil.rmtree(cache / sub, ignore_errors=True)
     extras = generate.extra_pages(model)
+    extras.update(rulebook_site.extras(model, cache))   # print/KEY-rulebook.pdf, linked
     files = generate.pages(model, site_dir, extras, trust)
     staged = generate.stage(files, cache / "src", site_dir, model)
     _touch_changed(cache / "src", cache / "src-hashes.json")
@@ -376,8 +378,9 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
     for name, page in sorted(extras.items()):
         if write_if_changed(html / page["file"], page["html"].encode("utf-8")):
             result.extras.append(page["file"])
-        if page.get("pdf") and write_pdf_if_changed(page["pdf"], html, cache):
-            result.extras.append(page["pdf"]["file"])
+        for pdf in ([page["pdf"]] if page.get("pdf") else []) + page.get("pdfs", []):
+            if write_pdf_if_changed(pdf, html, cache):
+                result.extras.append(pdf["file"])
     bundle = explorer.plan(model, rules, cache=cache)
     result.explorer = bundle.note
     for name, data in sorted(bundle.files.items()):

@@ -1,0 +1,78 @@
+"""``harmony rulebook``: one ruleset's full rules as a PDF to read or print.
+
+The output is checked before anything is rendered: a folder where a file is asked for, a
+file harmony did not write (:mod:`harmony.outdir`: only a PDF of harmony's is replaced), a
+read-only file or folder is a usage error; a folder the output needs is made, and the
+command says so.
+"""
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+
+from ..usage import UsageError, rules_arg
+from .render import PAPERS
+
+DEFAULT_OUT = "build/{key}-rulebook.pdf"
+
+
+def rulebook_args(p) -> None:
+    p.add_argument("key", metavar="KEY", help="the ruleset to print, by its source key (e.g. REV)")
+    p.add_argument("path", nargs="?", help="a rules_data folder (default: the shipped rules_data)")
+    p.add_argument("--paper", choices=tuple(PAPERS), default="a4",
+                   help="paper size (default a4)")
+    p.add_argument("--out", metavar="FILE",
+                   help="the PDF to write (default " + DEFAULT_OUT.format(key="KEY") + ")")
+
+
+def run_rulebook(args) -> int:
+    from .. import outdir
+    from ..cards.command import remove_leftovers, writable
+    from ..loader import load
+    from . import pdf_html, print_pdf, rulesets
+
+    given = rules_arg(args.path, folder=True)
+    out = Path(args.out or DEFAULT_OUT.format(key=args.key))
+    if out.is_dir():
+        raise UsageError(f"--out {out} is a folder; give a file name")
+    if out.suffix.lower() != ".pdf":
+        raise UsageError(f"--out {out} should name a .pdf file")
+    # may harmony write there (nothing of yours replaced), then can it (really tried)
+    outdir.file(out, "pdf", "--out")
+    to_make = writable(out, "--out")
+    model, report = load(given.root)
+    if report.errors:
+        sys.stderr.write(report.to_text())
+        print(f"harmony rulebook: {given.root} has errors; fix them first (harmony check)",
+              file=sys.stderr)
+        return 1
+    if args.key not in model.sources:
+        raise UsageError(f"unknown ruleset {args.key} (known: {', '.join(model.sources)})")
+    if args.key not in rulesets(model):
+        print(f"harmony rulebook: {args.key} has no rules to print: none of its cells states a "
+              "rule (status rule, optional or tournament)", file=sys.stderr)
+        return 1
+    start = time.perf_counter()
+    pdf, pages = print_pdf(pdf_html(model, args.key, args.paper))
+    for folder in to_make:
+        if not folder.exists():
+            folder.mkdir(parents=True, exist_ok=True)
+            print(f"made folder {folder}")
+    remove_leftovers(out)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(pdf)
+        os.replace(tmp, out)
+    except OSError as e:
+        if outdir.no_space(e):
+            print(f"harmony rulebook: error: no space left on device writing {out}", file=sys.stderr)
+        else:
+            print(f"harmony rulebook: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        return 1
+    finally:
+        tmp.unlink(missing_ok=True)
+    print(f"wrote {out}: the {args.key} rulebook, {pages} pages, {args.paper} "
+          f"({time.perf_counter() - start:.1f} s)")
+    return 0
