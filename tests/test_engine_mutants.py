@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import pytest
 
-from harmony.engine import EngineError
+from harmony.engine import EngineError, Game
+from harmony.hexgrid import parse_label as P
+from harmony.ruleset import Ruleset
 from harmony.scenario import ruleset_for
 
 import test_db as db
@@ -63,3 +65,91 @@ def test_a_step_refused_by_a_barrier_names_the_barriers_clause(model):
     with pytest.raises(EngineError, match="block stands in C3") as e:
         g.enter("C3")
     assert e.value.clause == "double-blind.movement"
+
+
+# ------------------------------------------------------------ opportunity fire, interdiction
+
+def test_without_opportunity_fire_nothing_is_open_at_an_earlier_hex_of_the_move(model):
+    g = new_game(model, "PB", [gun("g", "A1", range=6), tank("t", "D1")])
+    walk(g, "t", ["D2", "D3"])
+    r = g.retrace_options("t", "D2")
+    assert r.value == [] and r.detail == "the rulebook has no opportunity fire"
+    assert g.opportunity_fire(["g"], "X", at="D2").value is False and g.where("t") == "D3"
+
+
+def test_a_mover_taken_back_has_the_path_up_to_the_hex_it_was_taken_back_to(model):
+    g = new_game(model, "REV", [gun("g", "A1", range=6), tank("t", "D1")])
+    walk(g, "t", ["D2", "D3", "D4"])
+    assert g.opportunity_fire(["g"], "none", at="D2").value is True
+    assert g.move.path == [P("D2")]
+    g.enter("D3")
+    assert g.move.path == [P("D2"), P("D3")]
+
+
+def test_a_mover_stopped_by_interdiction_may_not_be_interdicted_again(model):
+    from test_engine import INTERDICTION_MAP, _interdiction_units
+    g = new_game(model, "REV", _interdiction_units(), INTERDICTION_MAP)
+    e = walk(g, "t", ["D2", "D3"])[-1]
+    assert e.interdiction.value == [{"firer": "how-1", "hex": "D3", "drm": 0}]
+    assert g.interdict("how-1", "D").value is True and g.move.stopped
+    r = g.interdiction_options("t")
+    assert r.value == [] and r.detail == "the mover has stopped: its move is over"
+
+
+# ------------------------------------------------------------------ markers and turns
+
+def test_a_promoted_opportunity_marker_keeps_the_history_of_the_spotted_marker_it_also_had(model):
+    """REV turns an opportunity spotted marker to its spotted side as the enemy turn ends; a
+    spotted marker the unit also carried (here a gun's, kept on by the turn-end rule since
+    it cannot move) stays in the promoted marker's reasons."""
+    g = new_game(model, "REV", [gun("g", "D4", movement=0, markers=["spotted", "opportunity-spotted"]),
+                                tank("t", "D1")], hexes={"D4": "woods"})
+    g.end_turn()
+    r = g.markers("g")
+    assert r.value == ["spotted"]
+    assert "turned over by markers.opportunity-spotted" in r.detail
+    # the kept spotted marker's own ruling: the turn-end rule that spared it
+    assert "spot.turn-end-clears-movers" in r.settings
+
+
+def test_player_turns_pass_in_the_order_the_sides_are_listed(model):
+    rs = Ruleset.from_model(model, "PB")
+    units = [tank("a", "A1"), unit("b", "Soviet", "H8"), unit("c", "Polish", "A8")]
+    g = Game.from_data(rs, {"columns": 8, "rows": 8}, units, side="German", phase="movement")
+    order = []
+    for _ in range(4):
+        g.end_turn()
+        order.append(g.side)
+    assert order == ["Soviet", "Polish", "German", "Soviet"]
+
+
+# ------------------------------------------------------------------ the referee
+
+def test_a_blind_order_spends_the_movement_points_it_gives_per_hex(model):
+    from harmony.referee import Intent, Referee
+    g = db.game(ruleset_for(model, "DB"), [db.tank("t", "B3")])
+    Referee(g).replay([Intent("t", ["C3", "D3", "E3"], mp=[2, 3])])
+    assert [e.mp for e in g.last_move.entries] == [2, 3, 1]      # the last hex: its terrain's
+    assert g.last_move.spent == 6 and g.where("t") == "E3"
+
+
+def test_each_spotting_step_counts_one_and_its_shows_carry_its_number(model):
+    from harmony.referee import Referee
+    g = db.game(ruleset_for(model, "DB"), [db.tank("t", "B2"), db.squad("s", "D2")])
+    ref = Referee(g)
+    ref.spotting_step()
+    ref.spotting_step()
+    assert ref.epoch == 2
+    assert [(e.epoch, e.side, e.thing) for e in ref.events] == [
+        (1, "German", "s"), (1, "Soviet", "t"), (2, "German", "s"), (2, "Soviet", "t")]
+
+
+def test_cargo_of_a_mover_that_never_reached_its_declared_overrun_unloads_where_it_stands(model):
+    from harmony.referee import Intent, Referee
+    units = [db.tank("ht", "B4", kind="halftrack", overrun=True),
+             db.squad("rifles", "B4", side="German", **{"loaded-in": "ht"}),
+             db.squad("truck", "G4", kind="truck")]
+    g = db.game(ruleset_for(model, "DB"), units)
+    ref = Referee(g)
+    ref.replay([Intent("ht", ["C4", "D4"], overrun="truck", unload=True)])
+    assert ref.unloads["rifles"].value == "D4" and g.where("rifles") == "D4"

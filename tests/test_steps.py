@@ -19,7 +19,7 @@ from harmony.loader import load, plain, read_text
 from harmony.model import Scenario
 from harmony.scenario import run_scenario
 from harmony.steps import (ASKS, CanFire, Dispersal, End, Face, Fire, Interdiction, Los, Markers,
-                           Move, OpFire, Spotted, Stop, Unloaded, View, Where, Word, parse_steps,
+                           Move, Number, OpFire, Spotted, Stop, Unloaded, View, Where, Word, parse_steps,
                            steps_of)
 
 RULES = Path(__file__).resolve().parent.parent / "rules_data"
@@ -156,6 +156,14 @@ def test_values_compare_as_plain_strings_and_copy_with_their_position():
     assert w == "D3" and hash(w) == hash("D3") and str(w) == "D3"
     for clone in (copy.deepcopy(w), pickle.loads(pickle.dumps(w))):
         assert clone == "D3" and clone.pos == Pos("f.yaml", 7, 3)
+
+
+def test_a_number_copies_and_pickles_with_its_position():
+    import copy
+    import pickle
+    n = Number(2, Pos("f.yaml", 8, 5))
+    for clone in (copy.deepcopy(n), pickle.loads(pickle.dumps(n))):
+        assert type(clone) is Number and clone == 2 and clone.pos == Pos("f.yaml", 8, 5)
 
 
 def test_steps_are_read_once_per_scenario():
