@@ -153,3 +153,24 @@ def test_cargo_of_a_mover_that_never_reached_its_declared_overrun_unloads_where_
     ref = Referee(g)
     ref.replay([Intent("ht", ["C4", "D4"], overrun="truck", unload=True)])
     assert ref.unloads["rifles"].value == "D4" and g.where("rifles") == "D4"
+
+
+def test_moves_are_replayed_blind_only_where_the_rules_have_a_referee(model):
+    from harmony.referee import Referee
+    assert Referee(db.game(ruleset_for(model, "DB"), [db.tank("t", "B3")])).replays() is True
+    assert Referee(db.game(ruleset_for(model, "PB"), [db.tank("t", "B3")])).replays() is False
+
+
+@pytest.mark.parametrize("limit, unloaded", [(2, True), (1, False)])
+def test_cargo_is_not_unloaded_into_a_hex_it_would_overstack(model, limit, unloaded):
+    from harmony.referee import Intent, Referee
+    units = [db.tank("ht", "B4", kind="halftrack"),
+             db.squad("rifles", "B4", side="German", **{"loaded-in": "ht"})]
+    g = db.game(ruleset_for(model, "DB"), units)
+    g.stacking = {"German": limit}
+    ref = Referee(g)
+    ref.replay([Intent("ht", ["C4"], unload=True)])
+    assert ("rifles" in ref.unloads) is unloaded
+    assert g.unit("rifles").loaded_in == (None if unloaded else "ht")
+    if not unloaded:
+        assert ref.unload_rule.detail == "C4 would be overstacked"
