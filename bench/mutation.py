@@ -358,7 +358,8 @@ def main(argv: list[str] | None = None) -> int:
                                           "replacement": m.text, "line": line, "last": last}) + "\n")
                 results.flush()
                 if outcome == "survived":
-                    survivors.append(f"{m.id}\t{m.text}\t| {line}")
+                    text = m.text.replace("\n", "\\n")
+                    survivors.append(f"{m.id}\t{text}\t| {line}")
                 print(f"[{n}/{len(chosen)}] {outcome:8} {took:5.1f}s {m.id}", flush=True)
         (args.out / "survivors.txt").write_text("".join(s + "\n" for s in survivors), encoding="utf-8")
     caught = counts.get("killed", 0) + counts.get("timeout", 0)

@@ -8,7 +8,9 @@ import pytest
 
 from harmony.engine import EngineError, Game
 from harmony.hexgrid import parse_label as P
+from harmony.model import Cell, Clause, Model, Parameter, Source
 from harmony.ruleset import Ruleset
+from harmony.rulings import Why
 from harmony.scenario import ruleset_for
 
 import test_db as db
@@ -47,6 +49,18 @@ def test_a_loaded_unit_cannot_make_opportunity_fire(model):
     g = new_game(model, "REV", units)
     e = walk(g, "t", ["D2"])[0]
     assert [o["firers"] for o in e.opfire.value] == [["free"]]
+
+
+def test_an_eliminated_unit_a_dispersed_one_and_an_excluded_class_may_not_spot(model):
+    g = new_game(model, "REV", [gun("g", "A4"), gun("c", "A5", cls="C"), tank("t", "D4")])
+    why = Why(g.rules)
+    assert g.may_spot(g.unit("g"), why) is True
+    assert g.may_spot(g.unit("c"), why) is False            # REV excludes class C spotters
+    g.unit("g").dispersal = "D"
+    assert g.may_spot(g.unit("g"), why) is False
+    g.unit("g").dispersal = "none"
+    g.unit("g").eliminated = True
+    assert g.may_spot(g.unit("g"), why) is False
 
 
 def test_an_eliminated_unit_is_not_spotted(model):
@@ -174,3 +188,68 @@ def test_cargo_is_not_unloaded_into_a_hex_it_would_overstack(model, limit, unloa
     assert g.unit("rifles").loaded_in == (None if unloaded else "ht")
     if not unloaded:
         assert ref.unload_rule.detail == "C4 would be overstacked"
+
+
+# ------------------------------------------------------------------ rulesets
+
+@pytest.mark.parametrize("name, pname, by_cell", [
+    ("REV", "interdiction.drm", True),              # REV's own cell
+    ("REV", "sequence.moves-per-phase", True),      # its base PB's cell
+    ("REV", "spot.concealed-movement", False),      # an option that is off
+    ("REV", "opfire.per-firer-per-phase", False),   # a row where REV says nothing
+    ("REV", "move.mines-stop", False),              # the declared default
+])
+def test_a_setting_is_set_by_a_cell_only_when_the_ruleset_or_its_base_gives_the_value(
+        model, name, pname, by_cell):
+    s = Ruleset.from_model(model, name).setting(pname)
+    assert s.set_by_cell is by_cell, s
+
+
+def _two_optional_rules() -> Model:
+    """A source X whose two optional rules (options one and two) both set p.q; no plain rule."""
+    def clause(cid: str, option: str) -> Clause:
+        return Clause(id=cid, file="r.yaml", cells={"X": Cell(
+            source="X", status="optional", option=option, params={"p.q": 2}, clause_id=cid)})
+    return Model(sources={"X": Source(key="X")},
+                 parameters={"p.q": Parameter(name="p.q", type="int", default=0)},
+                 clauses={c.id: c for c in (clause("a.first", "one"), clause("b.second", "two"))})
+
+
+@pytest.mark.parametrize("name, value, clause, origin", [
+    ("X", 0, "a.first", "option-off"),          # both off: the first optional rule is named
+    ("X+two", 2, "b.second", "own"),
+    ("X+one+two", 2, "a.first", "own"),         # both on: the first sets it
+])
+def test_the_first_optional_rule_of_a_parameter_decides_it_when_its_options_are_off(
+        name, value, clause, origin):
+    s = Ruleset.from_model(_two_optional_rules(), name).setting("p.q")
+    assert (s.value, s.clause, s.origin) == (value, clause, origin)
+
+
+def test_a_ruleset_as_data_gives_each_parameter_its_value_clause_cell_and_origin(model):
+    data = Ruleset.from_model(model, "REV").as_data()
+    assert data["opfire.range-fraction"] == {"value": "1/2", "clause": "opportunity-fire.rule",
+                                             "cell": "opportunity-fire.rule@REV", "origin": "own"}
+    assert data["move.mines-stop"]["origin"] == "default"
+    assert sorted(data) == sorted(model.parameters)
+
+
+# ------------------------------------------------------------------ the Combat Patrol calculator
+
+def test_hits_on_a_soft_skinned_vehicle_are_counted_from_one(model):
+    from harmony.cpcalc import CombatPatrol
+    cp = CombatPatrol(model)
+    assert [cp.soft_skinned_place(1, h) for h in (1, 2, 3)] == [1, 2, 1]
+    with pytest.raises(ValueError):
+        cp.soft_skinned_place(1, 0)
+
+
+# ------------------------------------------------------------------ knowledge
+
+def test_a_show_is_the_thing_shown_to_a_side_at_a_step_whatever_ruling_showed_it():
+    from harmony.knowledge import Shown
+    from harmony.rulings import Ruling
+    a = Shown(1, "German", "unit", "s", "D2", Ruling(True, ["double-blind.spotting-step"]))
+    b = Shown(1, "German", "unit", "s", "D2", Ruling(True, ["double-blind.after-movement"]))
+    assert a == b and len({a, b}) == 1
+    assert a != Shown(2, "German", "unit", "s", "D2", a.ruling)
