@@ -38,6 +38,18 @@ Written to ``--out`` (under ``build/``, not committed): ``results.jsonl`` (one l
 mutant) and ``survivors.txt`` (each survivor's place, what it changed, and its line);
 ``--only survivors.txt`` runs just the mutants named in such a file (its first column),
 to check that new tests kill them. A benchmark, never a test: nothing here is asserted.
+
+Some mutants cannot be killed, as they change nothing a caller can see: in the sample of
+``--seed 1`` these are ``kw_only=False`` on three step classes that every caller builds with
+keywords, the value of two rulings the referee records for a show (only their reasons and
+settings are read), and a bit set for the corner cell of the line of sight table, two hexes
+outside the map, which no segment between two hexes of the map meets.
+
+Why not mutmut: mutmut 3 mutates every function of the modules (there is no sample), runs
+the whole selection once more to map tests to functions, and imports the mutated copy from
+its own ``mutants/`` folder, while harmony is an editable install that pytest loads as a
+plugin (``pytest11``) before any test runs. A small driver that changes one place of one
+file in a copy, and runs the same tests as a person would, is simpler to trust.
 """
 from __future__ import annotations
 
