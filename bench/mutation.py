@@ -45,11 +45,12 @@ keywords, the value of two rulings the referee records for a show (only their re
 settings are read), and a bit set for the corner cell of the line of sight table, two hexes
 outside the map, which no segment between two hexes of the map meets.
 
-Why not mutmut: mutmut 3 mutates every function of the modules (there is no sample), runs
-the whole selection once more to map tests to functions, and imports the mutated copy from
-its own ``mutants/`` folder, while harmony is an editable install that pytest loads as a
-plugin (``pytest11``) before any test runs. A small driver that changes one place of one
-file in a copy, and runs the same tests as a person would, is simpler to trust.
+Why not mutmut: mutmut 3 tests every mutant of every function (it has no sample), first
+runs the whole test selection to map tests to functions, and runs pytest in its own process
+on a copy in ``mutants/``; how that copy would meet harmony's editable install and its
+``pytest11`` plugin was not tried. A driver that changes one place of one file in a copy and
+runs the tests one mutant at a time, as a person would, was simpler to trust on two shared
+cores.
 """
 from __future__ import annotations
 
