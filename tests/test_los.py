@@ -79,3 +79,20 @@ def test_map_errors_say_where(data, path):
     with pytest.raises(MapError) as e:
         HexMap.from_data(data)
     assert e.value.path == path
+
+
+def test_a_hexside_feature_that_blocks_line_of_sight_blocks_it_and_is_named():
+    m = HexMap.from_data({"columns": 5, "rows": 6,
+                          "hexsides": [{"between": ["C3", "C4"], "type": "woods-side"}]})
+    s = sight(m, P("C1"), P("C6"))
+    assert (s.clear, s.blocked_by) == (False, "C3|C4")
+    assert sight(m, P("A1"), P("A6")).clear
+
+
+def test_a_hex_off_the_map_sees_along_a_clear_line_and_is_blocked_by_one_that_blocks():
+    m = board(D4="woods")
+    off = P("D10")                               # two rows below the board's edge
+    assert has_los(m, P("A1"), off) == sight(m, P("A1"), off).clear
+    assert has_los(m, P("B2"), off) and has_los(m, off, P("B2"))
+    assert not has_los(m, P("D1"), off) and not has_los(m, off, P("D1"))
+    assert has_los(m, P("D9"), off)              # neighbours off the map see each other

@@ -19,7 +19,7 @@ from harmony.loader import load, plain, read_text
 from harmony.model import Scenario
 from harmony.games.panzerblitz.scenario import run_scenario
 from harmony.games.panzerblitz.steps import (ASKS, CanFire, Dispersal, End, Face, Fire, Interdiction, Los, Markers,
-                           Move, OpFire, Spotted, Stop, Unloaded, View, Where, Word, parse_steps,
+                           Move, Number, OpFire, Spotted, Stop, Unloaded, View, Where, Word, parse_steps,
                            steps_of)
 
 RULES = Path(__file__).resolve().parent.parent / "rules_data"
@@ -156,6 +156,14 @@ def test_values_compare_as_plain_strings_and_copy_with_their_position():
     assert w == "D3" and hash(w) == hash("D3") and str(w) == "D3"
     for clone in (copy.deepcopy(w), pickle.loads(pickle.dumps(w))):
         assert clone == "D3" and clone.pos == Pos("f.yaml", 7, 3)
+
+
+def test_a_number_copies_and_pickles_with_its_position():
+    import copy
+    import pickle
+    n = Number(2, Pos("f.yaml", 8, 5))
+    for clone in (copy.deepcopy(n), pickle.loads(pickle.dumps(n))):
+        assert type(clone) is Number and clone == 2 and clone.pos == Pos("f.yaml", 8, 5)
 
 
 def test_steps_are_read_once_per_scenario():
@@ -338,3 +346,34 @@ def test_positions_walked_with_a_memo_are_the_positions_walked_afresh():
             assert node_pos(sc.file, sc.node, p, key, memo) == node_pos(sc.file, sc.node, p, key), p
             checked += 1
     assert checked > 10_000
+
+
+def test_the_values_read_from_steps_are_immutable():
+    """One parse serves every ruleset's play and the cache between processes: no play may
+    change it."""
+    import dataclasses
+    parsed = parse_steps(scenario(EVERY_KIND))
+    move = parsed.steps[0].action
+    values = [move, *move.attacks, *[s.action for s in parsed.steps[1:4]]]
+    for s in parsed.steps:
+        values += [s, *s.expect, *[x.ask for x in s.expect], *[r for x in s.expect for r in x.rulings]]
+    assert len(values) > 20
+    for v in values:
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            v.pos = None
+
+
+def test_an_unknown_key_is_reported_at_the_key_not_at_its_value():
+    steps = "- end: phase\n- end: turn\n  colour: red\n"
+    [d] = parse_steps(scenario(steps)).problems
+    assert "no key 'colour'" in d.message
+    assert (d.pos.line, d.pos.col) == where(steps, "colour")
+
+
+@pytest.mark.parametrize("order", ["{unit: Tank, path: [D2]}", "{unit: tank, path: [d2]}",
+                                   "{unit: tank, path: [D2], mp: [x]}",
+                                   "{unit: tank, path: [D2], overrun: Gun}"])
+def test_orders_with_a_value_that_cannot_be_read_are_left_out_of_play(order):
+    parsed = parse_steps(scenario(f"- orders: [{order}]\n"))
+    assert len(parsed.problems) == 1 and parsed.bad == {0}
+    assert parsed.steps[0].action is None
