@@ -242,6 +242,10 @@ def read_text(path: str, text: str, round_trip: bool = True) -> Document:
     except YAMLError as e:
         _yaml_error(doc, e)
         return doc
+    except ValueError:   # ruamel's scanner on an escape past the last code point ("\U00110000")
+        r.error(_past_unicode(doc), "an escape past the last Unicode character U+10FFFF: write a "
+                "character that exists, or the text as it is", "yaml-syntax")
+        return doc
     except RecursionError:
         r.error(Pos(path), "YAML nested too deeply", "yaml-depth")
         return doc
@@ -433,6 +437,23 @@ def _unclosed_bracket(text: str, mark) -> tuple[int, int, str] | None:
             elif ch in "]}" and stack:
                 stack.pop()
     return stack[-1] if stack else None
+
+
+_BIG_ESCAPE = re.compile(r"\\U([0-9A-Fa-f]{8})")
+
+
+def _past_unicode(doc: Document) -> Pos:
+    r"""Where the first ``\UXXXXXXXX`` escape past U+10FFFF is written in ``doc`` (else the file).
+
+    >>> d = Document("f.yaml", 'a: "ok"\nb: "x \\U00110000"\n')
+    >>> str(_past_unicode(d))
+    'f.yaml:2:7'
+    """
+    for m in _BIG_ESCAPE.finditer(doc.text):
+        if int(m.group(1), 16) > 0x10FFFF:
+            line = doc.text.count("\n", 0, m.start())
+            return Pos(doc.path, line + 1, m.start() - (doc.text.rfind("\n", 0, m.start()) + 1) + 1)
+    return Pos(doc.path)
 
 
 def _yaml_error(doc: Document, e: Exception) -> None:
