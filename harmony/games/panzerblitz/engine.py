@@ -596,7 +596,12 @@ class Game:
 
     # ------------------------------------------------------------ movement
     def begin_move(self, uid: str, mode: str = "normal", overrun: str | None = None) -> None:
-        """Start moving a unit of the side to play, in its movement phase."""
+        """Start moving a unit of the side to play, in its movement phase.
+
+        ``mode`` is one of :data:`MODES`; a mode the ruleset does not offer (its
+        ``move.modes``) is refused by the clause that sets that list, a word that is no
+        mode at all is a :class:`DataError`.
+        """
         if self.move is not None:
             self.end_move()
         u = self.unit(uid)
