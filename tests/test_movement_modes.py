@@ -215,3 +215,60 @@ def test_the_explorer_decides_a_quick_march_and_refuses_it_where_the_rulebook_la
     pos["steps"][0]["move"]["mode"] = "gallop"
     err = json.loads(ex.check(json.dumps(pos)))["error"]
     assert err["path"] == "steps[0].move.mode"
+
+
+# ------------------------------------------------------------------ the may-move question
+
+@pytest.mark.parametrize("ruleset", WITHOUT_RATES + REV)
+@pytest.mark.parametrize("mode", MODES)
+def test_may_move_names_the_clause_that_lists_the_modes(model, ruleset, mode):
+    game = woods_in_sight(model).under(ruleset)
+    ruling = game.may_move_in("infantry", mode)
+    offered = ruleset.startswith("REV") or mode in ("normal", "concealed", "revealed")
+    assert ruling.value is offered
+    assert ruling.reasons == ["movement.modes"]
+    if not offered:
+        assert f"offers no {mode.replace('-', ' ')} movement" in ruling.detail
+    # asking changes nothing: the unit may still make the move the ruling allows
+    if offered:
+        game.begin_move("infantry", mode)
+    else:
+        with pytest.raises(EngineError):
+            game.begin_move("infantry", mode)
+
+
+def test_the_shipped_offer_scenario_asks_every_rulebook(model):
+    result = run_scenario(model, "rev-modes-offered")
+    assert not result.errors and all(r.ok for r in result.rulings)
+    got = {(r.question, r.ruleset): r.actual for r in result.rulings}
+    assert got["May the infantry move on quick march?", "PB"] is False
+    assert got["May the infantry move on quick march?", "REV"] is True
+
+
+def _offer_scenario(tmp_path: Path, ask: str) -> Path:
+    src = (RULES / "scenarios" / "rev-modes-offered.yaml").read_text(encoding="utf-8")
+    old = "ask: {may-move: german-infantry, mode: quick-march}"
+    assert old in src
+    out = tmp_path / "rules_data"
+    shutil.copytree(RULES, out)
+    (out / "scenarios" / "rev-modes-offered.yaml").write_text(src.replace(old, ask), encoding="utf-8")
+    return out
+
+
+@pytest.mark.parametrize(("ask", "code", "words"), [
+    ("ask: {may-move: german-infantry, mode: gallop}", "schema-enum", "gallop"),
+    ("ask: {may-move: german-infantry}", None, "mode"),
+    ("ask: {spotted: german-infantry, mode: road}", None, "mode"),
+])
+def test_a_bad_may_move_question_is_an_error_at_its_place(tmp_path, ask, code, words):
+    rules = _offer_scenario(tmp_path, ask)
+    model, report = load(str(rules))
+    from harmony.game import check_scenarios
+    check_scenarios(model, report)
+    errors = [d for d in report.errors if "rev-modes-offered" in str(d.pos)]
+    assert errors, report.errors
+    text = (rules / "scenarios" / "rev-modes-offered.yaml").read_text(encoding="utf-8")
+    assert "ask:" in text.splitlines()[errors[0].pos.line - 1]
+    assert words in errors[0].message
+    if code:
+        assert errors[0].code == code

@@ -652,6 +652,20 @@ class Game:
         self.move = Move(uid, mode, u.hex, overrun=overrun)
         self._mark_mover(u, self.move)
 
+    def may_move_in(self, uid: str, mode: str) -> Ruling:
+        """Whether the ruleset offers movement mode ``mode`` to unit ``uid``: the ruling
+        names the clause that lists the ruleset's modes (``move.modes``). Whether the unit
+        may move now (its side, its phase, its markers) is :meth:`begin_move`'s to say.
+        """
+        self.unit(uid)
+        if mode not in MODES:
+            raise DataError(f"unknown movement mode '{mode}' (modes: {', '.join(MODES)})")
+        why = Why(self.rules)
+        offered = why.p("move.modes")
+        if mode in offered:
+            return why.ruling(True)
+        return why.ruling(False, f"{self.rules.source} offers no {mode.replace('-', ' ')} movement")
+
     def enter(self, where: str | Hex, mp: int | None = None) -> Entry:
         """Move the current mover into an adjacent hex (or its own hex, for revealed movement).
 
