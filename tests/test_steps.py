@@ -19,7 +19,8 @@ from harmony.loader import load, plain, read_text
 from harmony.model import Scenario
 from harmony.games.panzerblitz.scenario import run_scenario
 from harmony.games.panzerblitz.steps import (ASKS, CanFire, Dispersal, End, Face, Fire, Interdiction, Los, Markers,
-                           Move, Number, OpFire, Spotted, Stop, Unloaded, View, Where, Word, parse_steps,
+                           MayMove, Move, Number, OpFire, Spotted, Stop, Unloaded, View, Where, Word,
+                           parse_steps,
                            steps_of)
 
 RULES = Path(__file__).resolve().parent.parent / "rules_data"
@@ -93,6 +94,8 @@ EVERY_KIND = """\
     - {question: Q10, ask: {unloaded: gun}, rulings: {DB: {value: C3, because: []}}}
     - {question: Q11, ask: {view: Soviet}, rulings: {DB: {value: {side: Soviet, enemy: [],
         blocks: [], mines: [], reports: []}, because: []}}}
+    - {question: Q12, ask: {may-move: tank, mode: quick-march}, rulings: {REV: {value: true,
+        because: [movement.modes]}}}
 """
 
 
@@ -122,10 +125,11 @@ def test_every_step_kind_is_read_into_its_typed_value():
     assert turn.action.what == "turn"
     kinds = [type(e.ask) for e in asks.expect]
     assert kinds == [CanFire, OpFire, Interdiction, Markers, Los, Where, Dispersal, Face, Stop,
-                     Unloaded, View]
+                     Unloaded, View, MayMove]
     assert {k.kind for k in kinds} | {"spotted"} == set(ASKS)
     can, *_, los, _, _, face = [e.ask for e in asks.expect][:8]
     assert asks.expect[10].ask.side == "Soviet" and asks.expect[9].ask.unit == "gun"
+    assert (asks.expect[11].ask.unit, asks.expect[11].ask.mode) == ("tank", "quick-march")
     assert (can.firers, can.target, can.units()) == (("gun",), "tank", ("gun", "tank"))
     assert los.between == ("A2", "D3") and los.hexes() == ("A2", "D3") and los.units() == ()
     assert face.units() == ("gun",)

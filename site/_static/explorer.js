@@ -324,7 +324,8 @@
   }
 
   var pos = null;        // the position shown
-  var ui = {mode: "place", selected: null, terrain: "woods", hexside: "slope-side", fire: [], result: "none"};
+  var ui = {mode: "place", selected: null, terrain: "woods", hexside: "slope-side", fire: [], result: "none",
+            moveMode: "normal"};
 
   function unitById(id) {
     for (var i = 0; i < pos.units.length; i += 1) { if (pos.units[i].id === id) { return pos.units[i]; } }
@@ -565,12 +566,18 @@
           ui.selected = here[0].id; changed(false); return;
         }
         last = {move: {unit: ui.selected, path: []}};
+        if (ui.moveMode !== "normal") { last.move.mode = ui.moveMode; }
         pos.steps.push(last);
         n = pos.steps.length;
       }
       var path = last.move.path, from = whereBefore(ui.selected, n - 1);
       var i = path.indexOf(lab);
-      if (lab === from) { last.move.path = []; }
+      if (last.move.mode === "revealed") {
+        /* revealed movement stays in the unit's hex: a click there adds a move within it */
+        if (lab !== from) { status("Revealed movement stays in hex " + from + ": click that hex."); return; }
+        path.push(lab);
+      }
+      else if (lab === from) { last.move.path = []; }
       else if (i >= 0) { last.move.path = path.slice(0, i + 1); }
       else if (adjacent(path.length ? path[path.length - 1] : from, lab)) { path.push(lab); }
       else { status("A move goes hex by hex: click a hex next to " + (path.length ? path[path.length - 1] : from) + "."); return; }
@@ -743,9 +750,24 @@
       var prev = lastStep();
       if (prev && prev.fire) { prev.fire.result = ui.result; changed(true); }
     });
+    /* the movement modes the chosen rulesets offer (normal first); the mode of the next move,
+       and of the move being drawn */
+    var modes = offeredModes();
+    if (modes.indexOf(ui.moveMode) < 0) { ui.moveMode = "normal"; }
+    var msel = el("select", {"class": "hm-ex-move-mode", "aria-label": "how the unit moves (the modes the chosen rulesets offer)"},
+                  modes.map(function (m) { return el("option", {value: m, text: m === "normal" ? "moving normally" : m.replace("-", " ")}); }));
+    msel.value = ui.moveMode;
+    msel.addEventListener("change", function () {
+      ui.moveMode = msel.value; ui.mode = "move";
+      var prev = lastStep();
+      if (prev && prev.move) {
+        if (ui.moveMode === "normal") { delete prev.move.mode; } else { prev.move.mode = ui.moveMode; }
+        changed(true);
+      } else { changed(false); }
+    });
     /* each way of clicking, with what it paints or the result it gives beside it */
     [["place", "place / pick units"], ["terrain", "paint terrain", tsel], ["hexside", "paint hexsides", hsel],
-     ["move", "move the unit picked"], ["fire", "fire (firers, then target)", rsel]].forEach(function (m) {
+     ["move", "move the unit picked", msel], ["fire", "fire (firers, then target)", rsel]].forEach(function (m) {
       var r = el("input", {type: "radio", name: "hm-ex-mode", value: m[0], "data-mode": m[0]});
       r.checked = ui.mode === m[0];
       r.addEventListener("change", function () { ui.mode = m[0]; ui.fire = []; changed(false); });
@@ -764,11 +786,24 @@
     return bar;
   }
 
+  /* every movement mode one of the position's rulesets offers, in the catalogue's order */
+  function offeredModes() {
+    var cat = engine.catalogue, seen = {"normal": true};
+    (cat.rulesets || []).forEach(function (r) {
+      var by = r.modes || {};
+      pos.rulesets.forEach(function (k) { (by[k] || []).forEach(function (m) { seen[m] = true; }); });
+    });
+    return (cat.modes || ["normal"]).filter(function (m) { return seen[m]; });
+  }
+
   function stepsView() {
     var list = el("ol", {"class": "hm-ex-steps"});
     pos.steps.forEach(function (s) {
       var text;
-      if (s.move) { text = (nameOf(s.move.unit)) + " moves " + (s.move.path || []).join(", "); }
+      if (s.move) {
+        text = (nameOf(s.move.unit)) + " moves " + (s.move.path || []).join(", ") +
+          (s.move.mode && s.move.mode !== "normal" ? " (" + s.move.mode.replace("-", " ") + ")" : "");
+      }
       else if (s.fire) { text = (s.fire.units || []).map(nameOf).join(", ") + " fire at " + nameOf(s.fire.target); }
       else if (s.end) { text = "end of " + s.end; }
       else { text = Object.keys(s).filter(function (k) { return k !== "expect"; }).join(", "); }
@@ -965,7 +1000,8 @@
     var sides = choices("side"), sel = ui.selected ? unitById(ui.selected) : null;
     var names = pos.units.map(function (u) { return [u.id, u.name || null]; });
     var parts = [
-      panel("tools", [ui.mode, ui.terrain, ui.hexside, ui.result, pos.map.columns, pos.map.rows], toolbar),
+      panel("tools", [ui.mode, ui.terrain, ui.hexside, ui.result, ui.moveMode, pos.rulesets, pos.map.columns,
+                      pos.map.rows], toolbar),
       panel("unit", [ui.selected, sel, sides], unitForm),
       panel("rulesets", [pos.rulesets], rulesetChooser),
       panel("steps", [pos.steps, pos.start, ui.mode, ui.fire, names], stepsView),

@@ -47,6 +47,10 @@ from .terrain import HexMap, MapError
 from .units import RESULTS, SPOTTED_MARKERS, Marker, Unit, placements
 
 PHASES = ("fire", "movement")
+#: every movement mode the engine can play; a ruleset offers some of them (``move.modes``)
+MODES = ("normal", "concealed", "revealed", "quick-march", "road")
+#: the modes that are movement rates of their own (never concealed movement)
+RATES = ("quick-march", "road")
 
 class EngineError(ValueError):
     """An order the rules refuse (a second move in one phase, a face-down unit that starts a
@@ -592,7 +596,12 @@ class Game:
 
     # ------------------------------------------------------------ movement
     def begin_move(self, uid: str, mode: str = "normal", overrun: str | None = None) -> None:
-        """Start moving a unit of the side to play, in its movement phase."""
+        """Start moving a unit of the side to play, in its movement phase.
+
+        ``mode`` is one of :data:`MODES`; a mode the ruleset does not offer (its
+        ``move.modes``) is refused by the clause that sets that list, a word that is no
+        mode at all is a :class:`DataError`.
+        """
         if self.move is not None:
             self.end_move()
         u = self.unit(uid)
@@ -601,8 +610,13 @@ class Game:
         if u.side != self.side or self.phase != "movement":
             raise EngineError(f"unit '{uid}' ({u.side}) cannot move now: it is the {self.side} "
                               f"{self.phase} phase", clause=PLAYER_TURN)
-        if mode not in ("normal", "concealed", "revealed"):
-            raise DataError(f"unknown movement mode '{mode}'")
+        if mode not in MODES:
+            raise DataError(f"unknown movement mode '{mode}' (modes: {', '.join(MODES)})")
+        modes = Why(self.rules)
+        offered = modes.p("move.modes")
+        if mode not in offered:
+            raise _refused(f"{self.rules.source} offers no {mode.replace('-', ' ')} movement "
+                           f"(its modes: {', '.join(offered)})", modes, "move.modes")
         why = Why(self.rules)
         limit = self.rules.setting("sequence.moves-per-phase")
         if not limit.unset and self.moves.get(uid, 0) >= why.p("sequence.moves-per-phase"):
@@ -638,6 +652,20 @@ class Game:
         self.move = Move(uid, mode, u.hex, overrun=overrun)
         self._mark_mover(u, self.move)
 
+    def may_move_in(self, uid: str, mode: str) -> Ruling:
+        """Whether the ruleset offers movement mode ``mode`` to unit ``uid``: the ruling
+        names the clause that lists the ruleset's modes (``move.modes``). Whether the unit
+        may move now (its side, its phase, its markers) is :meth:`begin_move`'s to say.
+        """
+        self.unit(uid)
+        if mode not in MODES:
+            raise DataError(f"unknown movement mode '{mode}' (modes: {', '.join(MODES)})")
+        why = Why(self.rules)
+        offered = why.p("move.modes")
+        if mode in offered:
+            return why.ruling(True)
+        return why.ruling(False, f"{self.rules.source} offers no {mode.replace('-', ' ')} movement")
+
     def enter(self, where: str | Hex, mp: int | None = None) -> Entry:
         """Move the current mover into an adjacent hex (or its own hex, for revealed movement).
 
@@ -665,7 +693,8 @@ class Game:
             raise _refused("concealed movement enters one adjacent hex only", Why(self.rules),
                            "spot.concealed-movement")
         cost = u.movement if mv.mode == "concealed" else (self.map.terrain(h).move_cost if mp is None else mp)
-        if mv.spent + cost > u.movement and mv.mode != "revealed":
+        # the sources give no quick march or road rate: such a move is not held to the allowance
+        if mv.spent + cost > u.movement and mv.mode not in ("revealed",) + RATES:
             raise EngineError(f"{u.id} has spent {mv.spent} of its {u.movement} movement points and "
                               f"cannot spend {cost} more to enter {label(h)}", clause=MOVING)
         barrier = step_barrier(self, u, h)
@@ -707,8 +736,10 @@ class Game:
             seen = bool(self._eligible_seers(u, why))
         elif rule == "entering":
             concealed = mv.mode == "concealed" and why.p("spot.concealed-movement")
-            if not concealed and u.movement == 1 and why.p("spot.ma1-concealed"):
-                concealed = True
+            if mv.mode in RATES:
+                why.p("move.modes")         # a faster rate is never concealed movement
+            elif mv.mode == "normal" and u.movement == 1 and why.p("spot.ma1-concealed"):
+                concealed = True            # moving normally at one hex is concealed movement
             if not concealed:
                 seen = bool(self._eligible_seers(u, why))
         if seen:

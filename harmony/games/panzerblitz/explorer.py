@@ -45,7 +45,7 @@ from harmony.fmt import FormatError, formatted
 from harmony.game import check_scenario
 from harmony.loader import MAX_BYTES, MAX_DEPTH, Document, load, new_yaml, read_text
 from harmony.model import Model, Scenario
-from harmony.ruleset import options_of
+from harmony.ruleset import RulesetError, options_of, ruleset_for
 from harmony.rulings import ruling_word
 from .scenario import run_scenario
 from harmony.schema import quick_valid, resolve, schema, validate_items
@@ -550,6 +550,25 @@ class Explorer:
         return self._validators[kind]
 
     # ---------------------------------------------------------------- catalogue
+    def modes_of(self, key: str) -> dict[str, list[str]]:
+        """The movement modes each ruleset of source ``key`` offers (its ``move.modes``,
+        alone and with each of its options), for the move's mode select.
+
+        >>> ex = Explorer("rules_data")
+        >>> ex.modes_of("PB")
+        {'PB': ['normal', 'concealed', 'revealed']}
+        >>> ex.modes_of("REV")["REV+concealed-movement"]
+        ['normal', 'concealed', 'revealed', 'quick-march', 'road']
+        """
+        out: dict[str, list[str]] = {}
+        for name in [key] + [f"{key}+{o}" for o in options_of(self.model, key)]:
+            try:
+                offered = ruleset_for(self.model, name).get("move.modes")
+            except RulesetError:
+                continue
+            out[name] = [m for m in MODES if m in (offered or ())]
+        return out
+
     def catalogue(self) -> str:
         """What a position may hold, as JSON: rulesets (in the model's order, with their
         options), the sides of the shipped scenarios, unit kinds and classes, terrain and
@@ -563,7 +582,7 @@ class Explorer:
         """
         m = self.model
         rulesets = [{"name": s.key, "label": s.label, "title": s.title, "kind": s.kind,
-                     "options": options_of(m, s.key)}
+                     "options": options_of(m, s.key), "modes": self.modes_of(s.key)}
                     for s in m.sources.values() if s.kind != "commentary"]
         sides: dict[str, None] = {}
         for sid in sorted(m.scenarios):

@@ -47,7 +47,7 @@ from .referee import Intent, OrderError, Referee
 from harmony.ruleset import Ruleset, RulesetError, ruleset_for, wrong_settings
 from harmony.rulings import Ruling, Why
 from .steps import (Ask, CanFire, Dispersal, End, Expectation, Face, Fire, Interdiction, Los,
-                    Markers, Move, OpFire, Orders, ParsedSteps, Spotted, Step, Stop, Unloaded,
+                    MayMove, Markers, Move, OpFire, Orders, ParsedSteps, Spotted, Step, Stop, Unloaded,
                     View, Where, Word, steps_of)
 from .terrain import HexMap, MapError
 
@@ -379,6 +379,8 @@ def _ask(game: Game, ask: Ask, referee: Referee | None = None, state: StateWhy |
             return referee.view(ask.side).ruling()
         case Spotted():
             return game.spotted(ask.unit, ask.by)
+        case MayMove():
+            return game.may_move_in(str(ask.unit), str(ask.mode))
         case CanFire():
             return game.can_fire(list(ask.firers), ask.target)
         case OpFire():

@@ -45,7 +45,7 @@ ID = re.compile(r"^[a-z0-9][a-z0-9-]*(\.[a-z0-9][a-z0-9-]*)*$")
 SIDE = re.compile(r"^[A-Za-z][A-Za-z0-9 -]*$")
 RULESET = re.compile(r"^[A-Z][A-Z0-9]*(\+[a-z0-9][a-z0-9-]*)*$")
 RESULTS = ("none", "D", "DD", "X")
-MODES = ("normal", "concealed", "revealed")
+MODES = ("normal", "concealed", "revealed", "quick-march", "road")
 ENDS = ("phase", "turn")
 #: the kinds of marker a unit may carry (kept in step with :data:`harmony.games.panzerblitz.units.MARKERS`)
 MARKER_KINDS = ("spotted", "opportunity-spotted", "opportunity-fire")
@@ -295,6 +295,16 @@ class Stop(UnitAsk):
 
 
 @dataclass(frozen=True, kw_only=True)
+class MayMove(UnitAsk):
+    """Whether the ruleset offers the unit movement mode ``mode`` (the clause that lists its
+    modes decides)."""
+
+    kind: ClassVar[str] = "may-move"
+    value_kind = (_is_bool, "true or false")
+    mode: Word
+
+
+@dataclass(frozen=True, kw_only=True)
 class Unloaded(UnitAsk):
     """The hex a carried unit was unloaded in after the last orders (null: not unloaded)."""
 
@@ -317,11 +327,11 @@ class View(Ask):
 
 _UNIT_ASKS: dict[str, type[UnitAsk]] = {c.kind: c for c in (Spotted, OpFire, Interdiction, Markers,
                                                              Where, Dispersal, Face, Stop,
-                                                             Unloaded)}
+                                                             Unloaded, MayMove)}
 #: every kind of question, by the key that names it in ``ask``
 ASKS: dict[str, type[Ask]] = {c.kind: c for c in (Spotted, CanFire, OpFire, Interdiction, Markers,
                                                   Los, Where, Dispersal, Face, Stop, Unloaded,
-                                                  View)}
+                                                  View, MayMove)}
 
 
 # ------------------------------------------------------------------ expectations and steps
@@ -682,7 +692,7 @@ class _Reader:
 
     def ask(self, d: Any, path: tuple, what: str, action: Action | None) -> Ask | None:
         what = f"the ask of {what}"
-        extra = ("by", "target", "at")
+        extra = ("by", "target", "mode", "at")
         if not self.mapping(d, path, what, (), tuple(ASKS) + extra):
             return None
         kinds = [k for k in d if k in ASKS]
@@ -692,7 +702,7 @@ class _Reader:
             return None
         kind = kinds[0]
         ok = True
-        for k, only in (("by", "spotted"), ("target", "can-fire")):
+        for k, only in (("by", "spotted"), ("target", "can-fire"), ("mode", "may-move")):
             if k in d and kind != only:
                 self.problem(path + (k,), f"'{k}' goes with a {only} question, not {kind}", key=True)
                 ok = False
@@ -731,6 +741,14 @@ class _Reader:
                           if "by" in d else None)
                     if by is not None or "by" not in d:
                         ask = Spotted(unit=unit, by=by, at=at, pos=pos)
+                elif kind == "may-move":
+                    if "mode" not in d:
+                        self.problem(path, f"{what}: a may-move question needs 'mode'")
+                        return None
+                    mode = self.word(d["mode"], path + ("mode",), f"the mode of {what}",
+                                     choices=MODES)
+                    if mode is not None:
+                        ask = MayMove(unit=unit, mode=mode, at=at, pos=pos)
                 else:
                     ask = _UNIT_ASKS[kind](unit=unit, at=at, pos=pos)
         return ask if ok else None
