@@ -34,6 +34,11 @@ from .schema import resolve as _resolve, schema, validate_items
 
 def _branch(s: dict, node) -> dict:
     s = _resolve(s)
+    if "if" in s and isinstance(node, dict):       # a scenario: Combat Patrol's or the hex game's
+        cond = s["if"].get("properties", {})
+        fits = all(isinstance(node.get(k), dict) and all(r in node[k] for r in v.get("required", []))
+                   for k, v in cond.items())
+        return _branch(s.get("then" if fits else "else", {}), node)
     for key in ("oneOf", "anyOf"):
         if key in s:
             for b in s[key]:

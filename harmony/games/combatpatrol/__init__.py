@@ -1,8 +1,13 @@
-"""Combat Patrol, as a game of :mod:`harmony.game`: a calculator, not a board.
+"""Combat Patrol, as a game of :mod:`harmony.game`: figures on a table measured in inches.
 
-Its clauses' examples ask :class:`~harmony.games.combatpatrol.calculator.CombatPatrol` (in their
-namespace) for exact answers from the booklet's tables, each answer a ruling
-naming the clauses that decide it; it plays no scenario and draws no board.
+* :mod:`.calculator`: exact answers from the booklet's tables (its clauses' examples ask
+  :class:`~harmony.games.combatpatrol.calculator.CombatPatrol`, in their namespace);
+* :mod:`.figures`: figures, teams, the table and its woods, positions as exact Fractions;
+* :mod:`.night`: the night fighting rules of section 7.11 (who is seen, muzzle flashes,
+  Guts at night);
+* :mod:`.scenario`: scenarios with a map in inches, checked and played under each ruleset.
+
+Every answer is a ruling naming the clauses that decide it. It draws no board yet.
 """
 from __future__ import annotations
 
@@ -11,6 +16,7 @@ from typing import Any
 from harmony.game import Game
 from harmony.model import Model
 
+from . import night, scenario
 from .calculator import CombatPatrol
 
 
@@ -23,4 +29,6 @@ def namespace(model: Model) -> dict[str, Any]:
     return {"CombatPatrol": CombatPatrol}
 
 
-GAME = Game(name="combat-patrol", namespace=namespace)
+GAME = Game(name="combat-patrol", namespace=namespace, parameters=night.PARAMETERS,
+            play=scenario.run_scenario,
+            check_scenario=scenario.check_scenario)

@@ -1,0 +1,205 @@
+"""Combat Patrol scenarios: a table in inches, teams of figures, steps and questions.
+
+A scenario whose map is ``{inches: [width, depth]}`` is Combat Patrol's (the schema's
+``cp-scenario``). It is read once into a :class:`Setup` (every problem found with the
+position of the value at fault), then played under each of its rulesets: a step moves a
+figure, fires one (at night, its muzzle flash marks where it stands) or lights a light;
+a question asks whether a figure is ``seen`` by another, the ``shifts`` a shot at it
+takes, or a figure's ``guts``. Each answer is a ruling naming the clauses that decided
+it (:mod:`.night`).
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from harmony.diagnostics import Diagnostic, Report
+from harmony.game import RulingRow, ScenarioResult
+from harmony.model import Model, Scenario
+from harmony.ruleset import RulesetError, ruleset_for
+from harmony.rulings import Ruling
+
+from .calculator import CombatPatrol, TableError, one_of
+from .figures import Figure, FigureError, Point, Table, teams_of
+from .night import Light, Night, NightError
+
+
+@dataclass
+class Setup:
+    """A scenario read: its table, figures, lights, moon, and the problems found (each a
+    path below the scenario and a message)."""
+
+    table: Table | None = None
+    figures: dict[str, Figure] = field(default_factory=dict)
+    lights: list[Light] = field(default_factory=list)
+    #: the lights each step lights, by step index
+    step_lights: dict[int, Light] = field(default_factory=dict)
+    moon: str | None = None
+    problems: list[tuple[tuple, str]] = field(default_factory=list)
+
+
+def read(model: Model, sc: Scenario) -> Setup:
+    """Read a Combat Patrol scenario, finding every problem the schema cannot see."""
+    d, s, cp = sc.data, Setup(), CombatPatrol(model)
+    try:
+        s.table = Table.from_data(d.get("map"))
+    except FigureError as e:
+        s.problems.append((("map",) + e.path, str(e)))
+        return s
+    try:
+        s.figures = teams_of(s.table, d.get("teams"))
+    except FigureError as e:
+        s.problems.append((("teams",) + e.path, str(e)))
+        return s
+    six = cp.table("6")
+    if isinstance(d.get("night"), dict):
+        try:
+            s.moon = one_of(d["night"].get("moon"), [c.id for c in six.columns if c.type != "key"],
+                            "a phase of the moon", six)
+        except TableError as e:
+            s.problems.append((("night", "moon"), str(e)))
+    for i, team in enumerate(d.get("teams") or []):
+        for j, f in enumerate(team.get("figures") or []):
+            try:
+                one_of(f.get("vision", "naked-eye"), six.row_ids(), "a vision", six)
+            except TableError as e:
+                s.problems.append((("teams", i, "figures", j, "vision"), str(e)))
+    known: set[str] = set()
+
+    def light(data: Any, at: tuple) -> Light | None:
+        if data["id"] in known:
+            s.problems.append((at + ("id",), f"two lights have the id '{data['id']}'"))
+            return None
+        known.add(data["id"])
+        try:
+            return Light.of(cp, s.table, data) if s.table is not None else None
+        except FigureError as e:
+            s.problems.append((at + e.path, str(e)))
+            return None
+    for k, data in enumerate(d.get("lights") or []):
+        lt = light(data, ("lights", k))
+        if lt is not None:
+            s.lights.append(lt)
+
+    def figure(name: Any, at: tuple) -> None:
+        if name not in s.figures:
+            s.problems.append((at, f"names figure '{name}', which is not one of the scenario's "
+                               f"figures ({', '.join(s.figures)})"))
+    for i, step in enumerate(d.get("steps") or []):
+        at = ("steps", i)
+        if "move" in step:
+            figure(step["move"]["figure"], at + ("move", "figure"))
+            try:
+                s.table.point(step["move"]["to"], at + ("move", "to"))
+            except FigureError as e:
+                s.problems.append((e.path, str(e)))
+        if "fire" in step:
+            figure(step["fire"], at + ("fire",))
+        if "light" in step:
+            lt = light(step["light"], at + ("light",))
+            if lt is not None:
+                s.step_lights[i] = lt
+        for j, exp in enumerate(step.get("expect") or []):
+            ask = exp["ask"]
+            for key in ("seen", "shifts", "guts", "by"):
+                if key in ask:
+                    figure(ask[key], at + ("expect", j, "ask", key))
+            if "backlit-by" in ask and ask["backlit-by"] not in known:
+                s.problems.append((at + ("expect", j, "ask", "backlit-by"),
+                                   f"names light '{ask['backlit-by']}', which is not lit by then"))
+    return s
+
+
+def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
+    """The problems of one Combat Patrol scenario that the schema cannot see.
+
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> sc = Scenario(id="s", data={"map": {"inches": [10, 10]}, "teams": [{"id": "t",
+    ...     "side": "US", "figures": [{"id": "f", "at": [12, 1]}]}], "steps": [{"fire": "f"}]})
+    >>> report = Report(); check_scenario(load(default_rules_data())[0], sc, report)
+    >>> [d.message for d in report.diagnostics]
+    ['scenario s: (12, 1) is off the table (10 by 10 inches)']
+    """
+    for path, message in read(model, sc).problems:
+        report.error(sc.pos(*path), f"scenario {sc.id}: {message}", "scenario-cp")
+
+
+def run_scenario(model: Model, scenario_id: str, rulesets: list[str] | None = None) -> ScenarioResult:
+    """Play Combat Patrol scenario ``scenario_id`` under each of its rulesets (or
+    ``rulesets``); a scenario with problems is not played (its errors say why)."""
+    sc = model.scenarios[scenario_id]
+    names = list(rulesets or sc.data.get("rulesets") or [])
+    result = ScenarioResult(sc, names)
+    setup = read(model, sc)
+    for path, message in setup.problems:
+        result.errors.append(Diagnostic(sc.pos(*path), "error", f"scenario {sc.id}: {message}",
+                                        "scenario-setup"))
+    if setup.problems or setup.table is None:
+        return result
+    result.map = {"inches": [str(setup.table.width), str(setup.table.depth)],
+                  "woods": {w: [str(r.low), str(r.high)] for w, r in sorted(setup.table.woods.items())}}
+    for name in names:
+        _play(model, sc, setup, name, result)
+    return result
+
+
+def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioResult) -> None:
+    snaps: list[dict] = []
+    result.snapshots[name] = snaps
+    assert setup.table is not None
+    try:
+        rules = ruleset_for(model, name)
+    except RulesetError as e:
+        result.errors.append(Diagnostic(sc.pos("rulesets"), "error", f"scenario {sc.id}, {name}: {e}",
+                                        "scenario-setup"))
+        return
+    night = Night(rules, CombatPatrol(model), setup.table, setup.moon)
+    figures = dict(setup.figures)
+    lights = list(setup.lights)
+    flashes: dict[str, Point] = {}
+    for i, step in enumerate(sc.data.get("steps") or []):
+        if "move" in step:
+            fid = step["move"]["figure"]
+            figures[fid] = replace(figures[fid], at=setup.table.point(step["move"]["to"]))
+        if "fire" in step:
+            flashes[step["fire"]] = figures[step["fire"]].at
+        if i in setup.step_lights:
+            lights.append(setup.step_lights[i])
+        for j, exp in enumerate(step.get("expect") or []):
+            expected = (exp.get("rulings") or {}).get(name)
+            if not isinstance(expected, dict):
+                continue
+            ask = exp["ask"]
+            pos = sc.pos("steps", i, "expect", j, "rulings", name)
+            because = [str(c) for c in expected.get("because") or []]
+            try:
+                actual = _answer(night, ask, figures, lights, flashes)
+            except (NightError, TableError, FigureError) as e:
+                clause = getattr(e, "clause", None)
+                why = f"step {i + 1}: the question could not be answered: {e}" + (
+                    f" [{clause}]" if clause else "")
+                result.errors.append(Diagnostic(sc.pos("steps", i, "expect", j, "ask"), "error",
+                                                f"scenario {sc.id}, {name}: {why}", "scenario-step"))
+                result.rulings.append(RulingRow(i, exp["question"], name, expected.get("value"), None,
+                                                because, [], False, pos, why, ask, clause))
+                continue
+            ok = actual.value == expected.get("value") and sorted(because) == actual.reasons
+            result.rulings.append(RulingRow(i, exp["question"], name, expected.get("value"),
+                                            actual.value, because, list(actual.reasons), ok, pos,
+                                            actual.detail, ask))
+        snaps.append({"step": i, "note": step.get("note", ""),
+                      "figures": [{"id": f.id, "side": f.side, "team": f.team,
+                                   "at": [str(f.at.x), str(f.at.y)]} for f in figures.values()],
+                      "lights": [lt.id for lt in lights],
+                      "flashes": {f: [str(p.x), str(p.y)] for f, p in sorted(flashes.items())}})
+
+
+def _answer(night: Night, ask: dict, figures: dict[str, Figure], lights: list[Light],
+            flashes: dict[str, Point]) -> Ruling:
+    backlit = next((lt for lt in lights if lt.id == ask.get("backlit-by")), None)
+    if "seen" in ask:
+        return night.seen(figures[ask["by"]], figures[ask["seen"]], lights, backlit)
+    if "shifts" in ask:
+        return night.shifts(figures[ask["by"]], figures[ask["shifts"]], lights, flashes, backlit)
+    return night.guts(figures[ask["guts"]])
