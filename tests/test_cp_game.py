@@ -1,0 +1,175 @@
+"""The Combat Patrol game: scenarios on a table in inches, and the night rules of 7.11.
+
+Each rule is asked through the game (scenarios played, rulings with their clauses), and
+each refusal (a negative length, a team of no figures, a light or moon the tables do
+not have, the night rules asked of a ruleset without them) is a clear error at its
+place, never a traceback.
+"""
+import copy
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+
+from harmony import game
+from harmony.diagnostics import Report
+from harmony.games.combatpatrol import GAME
+from harmony.games.combatpatrol.calculator import CombatPatrol
+from harmony.games.combatpatrol.figures import Figure, FigureError, Point, Table, inches, teams_of
+from harmony.games.combatpatrol.night import Light, Night, NightError
+from harmony.games.combatpatrol.scenario import check_scenario
+from harmony.loader import load
+from harmony.model import Scenario
+from harmony.ruleset import ruleset_for
+
+ROOT = Path(__file__).resolve().parent.parent
+RULES = ROOT / "rules_data"
+
+
+@pytest.fixture(scope="module")
+def model():
+    return load(RULES)[0]
+
+
+def night(model, ruleset="CP+night-fighting", moon="no-moon", woods=None):
+    table = Table.from_data({"inches": [48, 36], "woods": woods or []})
+    return Night(ruleset_for(model, ruleset), CombatPatrol(model), table, moon)
+
+
+def fig(fid, x, y, **kw):
+    return Figure(fid, "t", "side", Point(Fraction(x), Fraction(y)), **kw)
+
+
+def test_the_shipped_scenario_plays_and_every_ruling_matches(model):
+    result = game.played(model, "cp-night-sight")
+    assert game.scenario_game(model, model.scenarios["cp-night-sight"]) is GAME
+    assert not result.errors
+    assert len(result.rulings) == 13 and all(r.ok for r in result.rulings)
+
+
+@pytest.mark.parametrize("moon,limit", [("no-moon", 6), ("half-moon", 12), ("full-moon", 24)])
+def test_seen_exactly_at_the_table_6_distance_and_not_a_hair_beyond(model, moon, limit):
+    n = night(model, moon=moon)
+    spotter = fig("a", 0, 0)
+    assert n.seen(spotter, fig("b", limit, 0), []).value is True
+    beyond = n.seen(spotter, fig("b", Fraction(limit) + Fraction(1, 1000), 0), [])
+    assert beyond.value is False
+    assert beyond.reasons == ["alternate-spotting.night-sighting", "cp-night.seen"]
+
+
+def test_a_device_sees_further(model):
+    n = night(model)
+    assert n.seen(fig("a", 0, 0, vision="second-generation"), fig("b", 12, 0), []).value is True
+    assert n.seen(fig("a", 0, 0), fig("b", 12, 0), []).value is False
+
+
+def test_woods_limit_sight_between_figures_of_one_patch_only(model):
+    woods = [{"id": "w", "from": [0, 0], "to": [10, 10]}]
+    n = night(model, moon="full-moon", woods=woods)
+    inside = n.seen(fig("a", 1, 1), fig("b", 5, 1), [])         # 4 inches, one patch
+    assert inside.value is False and "cp-night.woods" in inside.reasons
+    assert n.seen(fig("a", 1, 1), fig("b", 4, 1), []).value is True
+    outside = n.seen(fig("a", 1, 1), fig("b", 15, 1), [])      # target out of the woods
+    assert outside.value is True and "cp-night.woods" not in outside.reasons
+
+
+def test_lit_areas_make_a_figure_seen_at_any_distance(model):
+    n, cp = night(model), CombatPatrol(model)
+    table = Table.from_data({"inches": [48, 36]})
+    flare = Light.of(cp, table, {"id": "f", "kind": "medium-flare", "at": [40, 30],
+                                 "template-radius": 1})
+    # medium flare: three times the template radius
+    assert n.seen(fig("a", 0, 0), fig("b", 43, 30), [flare]).value is True
+    assert n.seen(fig("a", 0, 0), fig("b", 44, 30), [flare]).value is False
+    fire = Light.of(cp, table, {"id": "x", "kind": "large-fire", "from": [30, 0], "to": [32, 2]})
+    seen = n.seen(fig("a", 0, 0), fig("b", 40, 2), [fire])     # 8 inches beyond the fire
+    assert seen.value is True and "cp-night.large-fires" in seen.reasons
+    beam = Light.of(cp, table, {"id": "s", "kind": "searchlight", "cone": [[20, 0], [30, 5], [30, 0]]})
+    assert n.seen(fig("a", 0, 0), fig("b", 29, 1), [beam]).reasons == [
+        "alternate-spotting.night-sighting", "cp-night.searchlights", "cp-night.seen"]
+    assert n.seen(fig("a", 0, 0), fig("b", 21, 4), [beam]).value is False
+
+
+def test_backlit_within_twice_the_distance(model):
+    n, cp = night(model), CombatPatrol(model)
+    lamp = Light.of(cp, Table.from_data({"inches": [48, 36]}),
+                    {"id": "l", "kind": "point-light", "at": [20, 0], "template-radius": 1})
+    assert n.seen(fig("a", 0, 0), fig("b", 12, 0), [lamp], lamp).value is True
+    assert n.seen(fig("a", 0, 0), fig("b", 13, 0), [lamp], lamp).value is False
+    assert n.seen(fig("a", 0, 0), fig("b", 12, 0), [lamp]).value is False
+
+
+def test_muzzle_flash_shifts_only_where_the_firer_stands(model):
+    n = night(model)
+    target = fig("b", 30, 0)
+    assert n.shifts(fig("a", 0, 0), target, [], {"b": target.at}).value == 2
+    assert n.shifts(fig("a", 0, 0), target, [], {"b": Point(Fraction(31), Fraction(0))}).value is None
+    assert n.shifts(fig("a", 0, 0), fig("b", 3, 0), [], {}).value == 0
+
+
+@pytest.mark.parametrize("guts,trained,after", [("elite", False, "regular"), ("regular", False, "green"),
+                                                ("green", False, "green"), ("elite", True, "elite")])
+def test_guts_at_night(model, guts, trained, after):
+    r = night(model).guts(fig("a", 0, 0, guts=guts, night_trained=trained))
+    assert (r.value, r.reasons) == (after, ["cp-night.morale"])
+
+
+def test_without_the_option_the_night_rules_refuse_naming_their_clause(model):
+    with pytest.raises(NightError) as e:
+        night(model, ruleset="CP").seen(fig("a", 0, 0), fig("b", 1, 0), [])
+    assert e.value.clause == "cp-night.seen" and "night-fighting" in str(e.value)
+    with pytest.raises(NightError) as e:
+        night(model, ruleset="CP").guts(fig("a", 0, 0))
+    assert e.value.clause == "cp-night.morale"
+    with pytest.raises(NightError, match="not at night"):
+        night(model, moon=None).seen(fig("a", 0, 0), fig("b", 1, 0), [])
+
+
+@pytest.mark.parametrize("value", [-1, 2.5, "-1/2", "1/0", True, "x"])
+def test_a_length_that_is_not_inches_is_refused(value):
+    with pytest.raises(FigureError, match="is not a length in inches"):
+        inches(value)
+
+
+def test_a_team_of_no_figures_is_refused():
+    with pytest.raises(FigureError, match="has no figure"):
+        teams_of(Table.from_data({"inches": [5, 5]}), [{"id": "t", "side": "US", "figures": []}])
+
+
+SCENARIO = {"id": "s", "rulesets": ["CP+night-fighting"], "map": {"inches": [20, 20]},
+            "night": {"moon": "no-moon"},
+            "teams": [{"id": "t", "side": "US", "figures": [{"id": "f", "at": [1, 1]}]}],
+            "steps": [{"fire": "f"}]}
+
+
+@pytest.mark.parametrize("change,message", [
+    (lambda d: d["teams"][0]["figures"][0].update(at=[1, 25]), "(1, 25) is off the table"),
+    (lambda d: d["teams"][0]["figures"][0].update(vision="cat-eyes"), "'cat-eyes' is not a vision of Table 6"),
+    (lambda d: d["night"].update(moon="blue-moon"), "'blue-moon' is not a phase of the moon of Table 6"),
+    (lambda d: d["steps"].append({"light": {"id": "l", "kind": "sun", "at": [1, 1]}}), "'sun' is not a light"),
+    (lambda d: d["steps"].append({"move": {"figure": "g", "to": [1, 1]}}), "names figure 'g'"),
+    (lambda d: d["steps"].append({"expect": [{"question": "q", "ask": {"seen": "f", "by": "f",
+                                             "backlit-by": "lamp"}, "rulings": {}}]}),
+     "names light 'lamp', which is not lit by then"),
+    (lambda d: d["map"].update(inches=[0, 20]), "no room for a figure"),
+])
+def test_check_scenario_names_each_problem(model, change, message):
+    data = copy.deepcopy(SCENARIO)
+    change(data)
+    report = Report()
+    check_scenario(model, Scenario(id="s", data=data), report)
+    assert len(report.diagnostics) == 1 and message in report.diagnostics[0].message
+
+
+def test_the_schema_takes_a_map_in_inches_and_refuses_a_negative_length(tmp_path):
+    import shutil
+    from harmony.check import check_path
+    folder = tmp_path / "rules"
+    shutil.copytree(RULES, folder)
+    sc = folder / "scenarios" / "cp-night-sight.yaml"
+    text = sc.read_text()
+    line = text.splitlines().index(next(x for x in text.splitlines() if "at: [14, 13]" in x)) + 1
+    sc.write_text(text.replace("at: [14, 13]", "at: [-14, 13]"))
+    _, report = check_path(folder)
+    assert [(d.pos.line, d.code) for d in report.errors] == [(line, "schema-range")]
+    assert "-14 is out of range" in report.errors[0].message
