@@ -6,6 +6,7 @@ not have, the night rules asked of a ruleset without them) is a clear error at i
 place, never a traceback.
 """
 import copy
+from dataclasses import replace
 from fractions import Fraction
 from pathlib import Path
 
@@ -173,3 +174,92 @@ def test_the_schema_takes_a_map_in_inches_and_refuses_a_negative_length(tmp_path
     _, report = check_path(folder)
     assert [(d.pos.line, d.code) for d in report.errors] == [(line, "schema-range")]
     assert "-14 is out of range" in report.errors[0].message
+
+
+# ------------------------------------------------------------------ alternate spotting (7.12)
+
+from harmony.games.combatpatrol.spotting import SpotError, Spotting  # noqa: E402
+
+
+def spotting(model, figures, ruleset="CP+alternate-spotting", moon=None, woods=None, blocks=None):
+    table = Table.from_data({"inches": [100, 60], "woods": woods or [], "blocks": blocks or []})
+    return Spotting(ruleset_for(model, ruleset), CombatPatrol(model), table, moon, figures)
+
+
+def team_fig(fid, team, side, x, y, **kw):
+    return Figure(fid, team, side, Point(Fraction(x), Fraction(y)), platoon=team, **kw)
+
+
+WOOD = [{"id": "w", "from": [40, 0], "to": [60, 20]}]
+
+
+def squads(*extra):
+    figs = {f.id: f for f in [team_fig("us", "u", "US", 10, 10), team_fig("de", "g", "DE", 45, 10),
+                              team_fig("de2", "g", "DE", 46, 10), *extra]}
+    return figs
+
+
+def test_table_9_moving_vehicles_in_woods_are_spotted_by_infantry_but_not_personnel(model):
+    tank = team_fig("tank", "g", "DE", 50, 10, kind="vehicle", sees_as="buttoned")
+    s = spotting(model, squads(tank), woods=WOOD)
+    s.automatic({"tank", "de"}, set())
+    assert s.spotted("tank", "u").value is True
+    assert "alternate-spotting.automatic" in s.spotted("tank", "u").reasons
+    assert s.spotted("de", "u").value is False
+
+
+def test_an_attempt_uses_the_card_symbol_after_table_10_shifts(model):
+    s = spotting(model, squads(), woods=WOOD)
+    s.activate("u")
+    r = s.attempt("u", ["de", "de2"], ["miss", "miss", "bullet-hole"])   # medium, infantry: 2
+    assert r.value is True and "alternate-spotting.modifiers" in r.reasons
+    assert s.spotted("de2", "u").value is True
+
+
+@pytest.mark.parametrize("setup,order,clause", [
+    (lambda s: None, ("u", ["de"], ["bullet-hole"]), "alternate-spotting.attempt"),          # not active
+    (lambda s: (s.activate("u"), s.attempt("u", ["de"], ["miss", "miss", "miss"])),
+     ("u", ["de"], ["bullet-hole"] * 3), "alternate-spotting.attempt"),                      # twice
+    (lambda s: s.activate("u"), ("u", ["de", "tank"], ["bullet-hole"] * 3),
+     "alternate-spotting.attempt"),                                                          # mixed
+    (lambda s: s.activate("u"), ("u", ["de", "far"], ["bullet-hole"] * 3),
+     "alternate-spotting.attempt"),                                                          # too wide
+    (lambda s: s.activate("u"), ("u", ["de"], ["miss"]), "alternate-spotting.attempt"),      # card short
+    (lambda s: s.activate("u"), ("u", ["hid"], ["bullet-hole"] * 3),
+     "alternate-spotting.line-of-sight"),                                                    # no sight
+])
+def test_an_attempt_the_rules_refuse_names_its_clause(model, setup, order, clause):
+    extra = [team_fig("tank", "g", "DE", 47, 10, kind="vehicle", sees_as="buttoned"),
+             team_fig("far", "g", "DE", 45, 14), team_fig("hid", "g", "DE", 10, 40)]
+    s = spotting(model, squads(*extra), woods=WOOD,
+                 blocks=[{"id": "wall", "from": [0, 30], "to": [20, 31]}])
+    setup(s)
+    with pytest.raises(SpotError) as e:
+        s.attempt(*order)
+    assert e.value.clause == clause
+
+
+def test_without_the_option_spotting_questions_are_refused(model):
+    s = spotting(model, squads(), ruleset="CP")
+    with pytest.raises(SpotError) as e:
+        s.spotted("de", "u")
+    assert e.value.clause == "alternate-spotting.rule"
+
+
+def test_a_spotted_figure_out_of_every_enemy_sight_at_the_end_of_its_activation_is_lost(model):
+    figs = squads()
+    s = spotting(model, figs, blocks=[{"id": "wall", "from": [20, 0], "to": [21, 60]}])
+    s.automatic(set(), set())
+    assert s.spotted("de", "u").value is False          # the wall hides both sides
+    figs["de"] = replace(figs["de"], at=Point(Fraction(15), Fraction(10)))
+    s.automatic({"de"}, set())
+    assert s.spotted("de", "u").value is True           # in the open, in sight
+    figs["de"] = replace(figs["de"], at=Point(Fraction(45), Fraction(10)))
+    s.end_activation("g")
+    lost = s.spotted("de", "u")
+    assert lost.value is False and "alternate-spotting.persistence" in lost.reasons
+
+
+def test_the_shipped_spotting_scenario_plays(model):
+    result = game.played(model, "cp-spotting")
+    assert not result.errors and len(result.rulings) == 7 and all(r.ok for r in result.rulings)

@@ -5,6 +5,8 @@
 * :mod:`.figures`: figures, teams, the table and its woods, positions as exact Fractions;
 * :mod:`.night`: the night fighting rules of section 7.11 (who is seen, muzzle flashes,
   Guts at night);
+* :mod:`.spotting`: the alternate spotting rules of section 7.12 (line of sight, Table 9,
+  attempts with the drawn card as input, results, persistence);
 * :mod:`.scenario`: scenarios with a map in inches, checked and played under each ruleset.
 
 Every answer is a ruling naming the clauses that decide it. It draws no board yet.
@@ -16,7 +18,7 @@ from typing import Any
 from harmony.game import Game
 from harmony.model import Model
 
-from . import night, scenario
+from . import night, scenario, spotting
 from .calculator import CombatPatrol
 
 
@@ -29,6 +31,6 @@ def namespace(model: Model) -> dict[str, Any]:
     return {"CombatPatrol": CombatPatrol}
 
 
-GAME = Game(name="combat-patrol", namespace=namespace, parameters=night.PARAMETERS,
+GAME = Game(name="combat-patrol", namespace=namespace, parameters=night.PARAMETERS + spotting.PARAMETERS,
             play=scenario.run_scenario,
             check_scenario=scenario.check_scenario)

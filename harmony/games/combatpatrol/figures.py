@@ -133,6 +133,34 @@ class Rect:
         return dx * dx + dy * dy <= Fraction(beyond) ** 2
 
 
+def crosses(a: Point, b: Point, r: Rect) -> bool:
+    """True when the segment from ``a`` to ``b`` meets the closed rectangle ``r`` (exact
+    clipping of the segment by each edge in turn).
+
+    >>> r = Rect.of(Point.of([2, 2]), Point.of([4, 4]))
+    >>> crosses(Point.of([0, 0]), Point.of([6, 6]), r), crosses(Point.of([0, 5]), Point.of([6, 5]), r)
+    (True, False)
+    >>> crosses(Point.of([0, 4]), Point.of([6, 4]), r)
+    True
+    """
+    t0, t1 = Fraction(0), Fraction(1)
+    dx, dy = b.x - a.x, b.y - a.y
+    for p, q in ((-dx, a.x - r.low.x), (dx, r.high.x - a.x), (-dy, a.y - r.low.y),
+                 (dy, r.high.y - a.y)):
+        if p == 0:
+            if q < 0:
+                return False
+            continue
+        t = q / p
+        if p < 0:
+            t0 = max(t0, t)
+        else:
+            t1 = min(t1, t)
+        if t0 > t1:
+            return False
+    return True
+
+
 def in_triangle(p: Point, corners: tuple[Point, Point, Point]) -> bool:
     """True when ``p`` is inside the triangle or on its edge (exact, by cross products).
 
@@ -159,15 +187,22 @@ class Figure:
     guts: str = "regular"
     vision: str = "naked-eye"
     night_trained: bool = False
+    #: the platoon of its team (the team itself when the scenario names none)
+    platoon: str = ""
+    #: the row of Table 8 it spots as: dismounted, mounted or buttoned
+    sees_as: str = "dismounted"
 
 
 @dataclass
 class Table:
-    """The table: its size in inches and its patches of woods."""
+    """The table: its size in inches, its patches of woods and what blocks sight on it."""
 
     width: Fraction
     depth: Fraction
     woods: dict[str, Rect] = field(default_factory=dict)
+    #: the rectangles that block line of sight (buildings, walls, hills: the scenario's
+    #: judgement of its table, as the core rules' line of sight is not in section 7)
+    blocks: dict[str, Rect] = field(default_factory=dict)
 
     @classmethod
     def from_data(cls, data: Any) -> "Table":
@@ -186,12 +221,14 @@ class Table:
                               "has no room for a figure: give a width and a depth of more than 0",
                               ("inches",))
         table = cls(w, d)
-        for k, patch in enumerate(data.get("woods") or []):
-            at = ("woods", k)
-            if patch["id"] in table.woods:
-                raise FigureError(f"two patches of woods have the id '{patch['id']}'", at + ("id",))
-            corners = [table.point(patch[e], at + (e,)) for e in ("from", "to")]
-            table.woods[patch["id"]] = Rect.of(*corners)
+        for what, into in (("woods", table.woods), ("blocks", table.blocks)):
+            for k, patch in enumerate(data.get(what) or []):
+                at = (what, k)
+                if patch["id"] in table.woods or patch["id"] in table.blocks:
+                    raise FigureError(f"two areas of the map have the id '{patch['id']}'",
+                                      at + ("id",))
+                corners = [table.point(patch[e], at + (e,)) for e in ("from", "to")]
+                into[patch["id"]] = Rect.of(*corners)
         return table
 
     def point(self, data: Any, path: tuple = ()) -> Point:
@@ -200,6 +237,21 @@ class Table:
         if p.x > self.width or p.y > self.depth:
             raise FigureError(f"{p} is off the table ({self.width} by {self.depth} inches)", path)
         return p
+
+    def sight(self, a: Point, b: Point) -> str | None:
+        """The block that stops the line of sight from ``a`` to ``b`` (the first by id),
+        or None when the line is clear; a block holding either end does not stop it.
+
+        >>> t = Table.from_data({"inches": [20, 20], "blocks": [{"id": "barn", "from": [5, 5],
+        ...     "to": [7, 7]}]})
+        >>> t.sight(Point.of([0, 0]), Point.of([10, 10])), t.sight(Point.of([0, 0]), Point.of([10, 0]))
+        ('barn', None)
+        >>> t.sight(Point.of([6, 6]), Point.of([10, 10]))
+        """
+        for name, r in sorted(self.blocks.items()):
+            if not r.contains(a) and not r.contains(b) and crosses(a, b, r):
+                return name
+        return None
 
     def woods_at(self, p: Point) -> str | None:
         """The patch of woods ``p`` is in (the first by id, where patches overlap), or None."""
@@ -238,7 +290,12 @@ def teams_of(table: Table, data: Any) -> dict[str, Figure]:
             if kind not in KINDS:
                 raise FigureError(f"'{kind}' is not a kind of figure; they are: {', '.join(KINDS)}",
                                   at + ("kind",))
+            sees_as = f.get("sees-as")
+            if sees_as is None and kind == "vehicle":
+                raise FigureError(f"vehicle '{f['id']}' needs 'sees-as': the row of Table 8 its "
+                                  "crew spots as (mounted: unbuttoned, or buttoned)", at)
             figures[f["id"]] = Figure(f["id"], team["id"], team["side"],
                                       table.point(f["at"], at + ("at",)), kind, guts,
-                                      f.get("vision", "naked-eye"), bool(f.get("night-trained")))
+                                      f.get("vision", "naked-eye"), bool(f.get("night-trained")),
+                                      team.get("platoon", team["id"]), sees_as or "dismounted")
     return figures

@@ -3,10 +3,11 @@
 A scenario whose map is ``{inches: [width, depth]}`` is Combat Patrol's (the schema's
 ``cp-scenario``). It is read once into a :class:`Setup` (every problem found with the
 position of the value at fault), then played under each of its rulesets: a step moves a
-figure, fires one (at night, its muzzle flash marks where it stands) or lights a light;
-a question asks whether a figure is ``seen`` by another, the ``shifts`` a shot at it
-takes, or a figure's ``guts``. Each answer is a ruling naming the clauses that decided
-it (:mod:`.night`).
+figure, fires one (at night, its muzzle flash marks where it stands), lights a light,
+begins or ends a team's activation or makes a spotting attempt; a question asks whether
+a figure is ``seen`` by another, the ``shifts`` a shot at it takes, a figure's ``guts``,
+or whether it is ``spotted`` for a team. Each answer is a ruling naming the clauses that
+decided it (:mod:`.night`, :mod:`.spotting`).
 """
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from harmony.rulings import Ruling
 from .calculator import CombatPatrol, TableError, one_of
 from .figures import Figure, FigureError, Point, Table, teams_of
 from .night import Light, Night, NightError
+from .spotting import SpotError, Spotting
 
 
 @dataclass
@@ -35,6 +37,7 @@ class Setup:
     #: the lights each step lights, by step index
     step_lights: dict[int, Light] = field(default_factory=dict)
     moon: str | None = None
+    teams: list[str] = field(default_factory=list)
     problems: list[tuple[tuple, str]] = field(default_factory=list)
 
 
@@ -51,6 +54,7 @@ def read(model: Model, sc: Scenario) -> Setup:
     except FigureError as e:
         s.problems.append((("teams",) + e.path, str(e)))
         return s
+    s.teams = [t["id"] for t in d.get("teams") or []]
     six = cp.table("6")
     if isinstance(d.get("night"), dict):
         try:
@@ -58,8 +62,8 @@ def read(model: Model, sc: Scenario) -> Setup:
                             "a phase of the moon", six)
         except TableError as e:
             s.problems.append((("night", "moon"), str(e)))
-    for i, team in enumerate(d.get("teams") or []):
-        for j, f in enumerate(team.get("figures") or []):
+    for i, tdata in enumerate(d.get("teams") or []):
+        for j, f in enumerate(tdata.get("figures") or []):
             try:
                 one_of(f.get("vision", "naked-eye"), six.row_ids(), "a vision", six)
             except TableError as e:
@@ -85,6 +89,10 @@ def read(model: Model, sc: Scenario) -> Setup:
         if name not in s.figures:
             s.problems.append((at, f"names figure '{name}', which is not one of the scenario's "
                                f"figures ({', '.join(s.figures)})"))
+    def team(name: Any, at: tuple) -> None:
+        if name not in s.teams:
+            s.problems.append((at, f"names team '{name}', which is not one of the scenario's "
+                               f"teams ({', '.join(s.teams)})"))
     for i, step in enumerate(d.get("steps") or []):
         at = ("steps", i)
         if "move" in step:
@@ -95,15 +103,29 @@ def read(model: Model, sc: Scenario) -> Setup:
                 s.problems.append((e.path, str(e)))
         if "fire" in step:
             figure(step["fire"], at + ("fire",))
+        for key in ("activate", "end-activation"):
+            if key in step:
+                team(step[key], at + (key,))
+        if "spot" in step:
+            team(step["spot"]["team"], at + ("spot", "team"))
+            for k, f in enumerate(step["spot"]["area"]):
+                figure(f, at + ("spot", "area", k))
+            for k, f in enumerate(step["spot"].get("facing") or []):
+                figure(f, at + ("spot", "facing", k))
+                if f in s.figures and s.figures[f].team != step["spot"]["team"]:
+                    s.problems.append((at + ("spot", "facing", k), f"figure '{f}' is not of "
+                                       f"team '{step['spot']['team']}'"))
         if "light" in step:
             lt = light(step["light"], at + ("light",))
             if lt is not None:
                 s.step_lights[i] = lt
         for j, exp in enumerate(step.get("expect") or []):
             ask = exp["ask"]
-            for key in ("seen", "shifts", "guts", "by"):
+            for key in ("seen", "shifts", "guts", "by", "spotted"):
                 if key in ask:
                     figure(ask[key], at + ("expect", j, "ask", key))
+            if "for" in ask:
+                team(ask["for"], at + ("expect", j, "ask", "for"))
             if "backlit-by" in ask and ask["backlit-by"] not in known:
                 s.problems.append((at + ("expect", j, "ask", "backlit-by"),
                                    f"names light '{ask['backlit-by']}', which is not lit by then"))
@@ -154,18 +176,41 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
         result.errors.append(Diagnostic(sc.pos("rulesets"), "error", f"scenario {sc.id}, {name}: {e}",
                                         "scenario-setup"))
         return
-    night = Night(rules, CombatPatrol(model), setup.table, setup.moon)
+    cp = CombatPatrol(model)
+    night = Night(rules, cp, setup.table, setup.moon)
     figures = dict(setup.figures)
+    spotting = Spotting(rules, cp, setup.table, setup.moon, figures)
     lights = list(setup.lights)
     flashes: dict[str, Point] = {}
+    spotting.automatic(set(), set())
     for i, step in enumerate(sc.data.get("steps") or []):
+        moved, fired = set(), set()
+        snap: dict[str, Any] = {}
         if "move" in step:
             fid = step["move"]["figure"]
             figures[fid] = replace(figures[fid], at=setup.table.point(step["move"]["to"]))
+            moved.add(fid)
         if "fire" in step:
             flashes[step["fire"]] = figures[step["fire"]].at
+            fired.add(step["fire"])
         if i in setup.step_lights:
             lights.append(setup.step_lights[i])
+        if "activate" in step:
+            spotting.activate(step["activate"])
+        if "end-activation" in step:
+            spotting.end_activation(step["end-activation"])
+        if "spot" in step:
+            sp = step["spot"]
+            try:
+                r = spotting.attempt(sp["team"], list(sp["area"]), list(sp["card"]), sp.get("facing"))
+                snap["spot"] = {"team": sp["team"], "spotted": r.value, "detail": r.detail}
+            except (SpotError, TableError) as e:
+                clause = getattr(e, "clause", None)
+                result.errors.append(Diagnostic(sc.pos("steps", i, "spot"), "error",
+                                                f"scenario {sc.id}, {name}: step {i + 1} could "
+                                                f"not be played: {e}" + (f" [{clause}]" if clause
+                                                                         else ""), "scenario-step"))
+        spotting.automatic(moved, fired)
         for j, exp in enumerate(step.get("expect") or []):
             expected = (exp.get("rulings") or {}).get(name)
             if not isinstance(expected, dict):
@@ -174,8 +219,8 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
             pos = sc.pos("steps", i, "expect", j, "rulings", name)
             because = [str(c) for c in expected.get("because") or []]
             try:
-                actual = _answer(night, ask, figures, lights, flashes)
-            except (NightError, TableError, FigureError) as e:
+                actual = _answer(night, spotting, ask, figures, lights, flashes)
+            except (NightError, SpotError, TableError, FigureError) as e:
                 clause = getattr(e, "clause", None)
                 why = f"step {i + 1}: the question could not be answered: {e}" + (
                     f" [{clause}]" if clause else "")
@@ -188,18 +233,21 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
             result.rulings.append(RulingRow(i, exp["question"], name, expected.get("value"),
                                             actual.value, because, list(actual.reasons), ok, pos,
                                             actual.detail, ask))
-        snaps.append({"step": i, "note": step.get("note", ""),
+        snaps.append({**snap, "step": i, "note": step.get("note", ""),
+                      "spotted": sorted(f"{p}:{t}" for p, t in spotting.marks),
                       "figures": [{"id": f.id, "side": f.side, "team": f.team,
                                    "at": [str(f.at.x), str(f.at.y)]} for f in figures.values()],
                       "lights": [lt.id for lt in lights],
                       "flashes": {f: [str(p.x), str(p.y)] for f, p in sorted(flashes.items())}})
 
 
-def _answer(night: Night, ask: dict, figures: dict[str, Figure], lights: list[Light],
+def _answer(night: Night, spotting: Spotting, ask: dict, figures: dict[str, Figure], lights: list[Light],
             flashes: dict[str, Point]) -> Ruling:
     backlit = next((lt for lt in lights if lt.id == ask.get("backlit-by")), None)
     if "seen" in ask:
         return night.seen(figures[ask["by"]], figures[ask["seen"]], lights, backlit)
+    if "spotted" in ask:
+        return spotting.spotted(ask["spotted"], ask["for"])
     if "shifts" in ask:
         return night.shifts(figures[ask["by"]], figures[ask["shifts"]], lights, flashes, backlit)
     return night.guts(figures[ask["guts"]])
