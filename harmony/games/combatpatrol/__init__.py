@@ -7,6 +7,8 @@
   Guts at night);
 * :mod:`.spotting`: the alternate spotting rules of section 7.12 (line of sight, Table 9,
   attempts with the drawn card as input, results, persistence);
+* :mod:`.movement`: sprinting (7.2) and figures out of command (7.3);
+* :mod:`.command`: command dice for columns (7.4) and the loss of a platoon leader (7.8);
 * :mod:`.scenario`: scenarios with a map in inches, checked and played under each ruleset.
 
 Every answer is a ruling naming the clauses that decide it. It draws no board yet.
@@ -18,7 +20,7 @@ from typing import Any
 from harmony.game import Game
 from harmony.model import Model
 
-from . import night, scenario, spotting
+from . import command, movement, night, scenario, spotting
 from .calculator import CombatPatrol
 
 
@@ -31,6 +33,8 @@ def namespace(model: Model) -> dict[str, Any]:
     return {"CombatPatrol": CombatPatrol}
 
 
-GAME = Game(name="combat-patrol", namespace=namespace, parameters=night.PARAMETERS + spotting.PARAMETERS,
+PARAMETERS = night.PARAMETERS + spotting.PARAMETERS + movement.PARAMETERS + command.PARAMETERS
+
+GAME = Game(name="combat-patrol", namespace=namespace, parameters=PARAMETERS,
             play=scenario.run_scenario,
             check_scenario=scenario.check_scenario)

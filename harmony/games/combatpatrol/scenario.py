@@ -11,7 +11,8 @@ decided it (:mod:`.night`, :mod:`.spotting`).
 """
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
+from fractions import Fraction
 from typing import Any
 
 from harmony.diagnostics import Diagnostic, Report
@@ -21,7 +22,9 @@ from harmony.ruleset import RulesetError, ruleset_for
 from harmony.rulings import Ruling
 
 from .calculator import CombatPatrol, TableError, one_of
-from .figures import Figure, FigureError, Point, Table, teams_of
+from .command import Column, Command, CommandError, Platoon
+from .figures import Figure, FigureError, Point, Table, inches, teams_of
+from .movement import Movement, MoveError
 from .night import Light, Night, NightError
 from .spotting import SpotError, Spotting
 
@@ -38,6 +41,10 @@ class Setup:
     step_lights: dict[int, Light] = field(default_factory=dict)
     moon: str | None = None
     teams: list[str] = field(default_factory=list)
+    #: each team's leader and command radius (core 3.13, given), where the scenario says
+    leaders: dict[str, tuple[str, Fraction]] = field(default_factory=dict)
+    platoons: list[dict] = field(default_factory=list)
+    columns: list[dict] = field(default_factory=list)
     problems: list[tuple[tuple, str]] = field(default_factory=list)
 
 
@@ -55,6 +62,36 @@ def read(model: Model, sc: Scenario) -> Setup:
         s.problems.append((("teams",) + e.path, str(e)))
         return s
     s.teams = [t["id"] for t in d.get("teams") or []]
+    for i, tdata in enumerate(d.get("teams") or []):
+        if "leader" in tdata:
+            lead = tdata["leader"]
+            if lead not in s.figures or s.figures[lead].team != tdata["id"]:
+                s.problems.append((("teams", i, "leader"), f"team '{tdata['id']}' is led by "
+                                   f"'{lead}', which is not one of its figures"))
+            elif "command-radius" not in tdata:
+                s.problems.append((("teams", i), f"team '{tdata['id']}' names a leader but no "
+                                   "command-radius (core section 3.13, given in inches)"))
+            else:
+                s.leaders[tdata["id"]] = (lead, inches(tdata["command-radius"]))
+    platoon_ids = {f.platoon for f in s.figures.values()}
+    for k, p in enumerate(d.get("platoons") or []):
+        if p["id"] not in platoon_ids:
+            s.problems.append((("platoons", k, "id"), f"no team is of platoon '{p['id']}'"))
+        for role in ("leader", "second"):
+            fid = p.get(role)
+            if fid is not None and (fid not in s.figures or s.figures[fid].platoon != p["id"]):
+                s.problems.append((("platoons", k, role), f"'{fid}' is not a figure of platoon "
+                                   f"'{p['id']}'"))
+        s.platoons.append(p)
+    for k, c in enumerate(d.get("columns") or []):
+        for m, t in enumerate(c["teams"]):
+            if t not in s.teams:
+                s.problems.append((("columns", k, "teams", m), f"names team '{t}', which is not "
+                                   "one of the scenario's teams"))
+        if len(c["dice"]) != len(c["teams"]):
+            s.problems.append((("columns", k, "dice"), f"a column of {len(c['teams'])} unit(s) "
+                               f"rolls as many command dice, not {len(c['dice'])}"))
+        s.columns.append(c)
     six = cp.table("6")
     if isinstance(d.get("night"), dict):
         try:
@@ -103,7 +140,18 @@ def read(model: Model, sc: Scenario) -> Setup:
                 s.problems.append((e.path, str(e)))
         if "fire" in step:
             figure(step["fire"], at + ("fire",))
-        for key in ("activate", "end-activation"):
+        if "incapacitate" in step:
+            figure(step["incapacitate"], at + ("incapacitate",))
+        if "reshuffle" in step:
+            figure(step["reshuffle"]["leader"], at + ("reshuffle", "leader"))
+            figure(step["reshuffle"]["team-leader"], at + ("reshuffle", "team-leader"))
+            if step["reshuffle"]["platoon"] not in {p["id"] for p in s.platoons}:
+                s.problems.append((at + ("reshuffle", "platoon"), "names platoon "
+                                   f"'{step['reshuffle']['platoon']}', which is not one of the "
+                                   "scenario's platoons"))
+        if "leave-column" in step:
+            team(step["leave-column"]["team"], at + ("leave-column", "team"))
+        for key in ("activate", "end-activation", "unpin"):
             if key in step:
                 team(step[key], at + (key,))
         if "spot" in step:
@@ -121,11 +169,16 @@ def read(model: Model, sc: Scenario) -> Setup:
                 s.step_lights[i] = lt
         for j, exp in enumerate(step.get("expect") or []):
             ask = exp["ask"]
-            for key in ("seen", "shifts", "guts", "by", "spotted"):
+            for key in ("seen", "shifts", "guts", "by", "spotted", "stunned", "in-open", "may-fire"):
                 if key in ask:
                     figure(ask[key], at + ("expect", j, "ask", key))
-            if "for" in ask:
-                team(ask["for"], at + ("expect", j, "ask", "for"))
+            for key in ("for", "pinned", "die-of"):
+                if key in ask:
+                    team(ask[key], at + ("expect", j, "ask", key))
+            if "platoon-leader" in ask and ask["platoon-leader"] not in {p["id"] for p in s.platoons}:
+                s.problems.append((at + ("expect", j, "ask", "platoon-leader"), "names platoon "
+                                   f"'{ask['platoon-leader']}', which is not one of the "
+                                   "scenario's platoons"))
             if "backlit-by" in ask and ask["backlit-by"] not in known:
                 s.problems.append((at + ("expect", j, "ask", "backlit-by"),
                                    f"names light '{ask['backlit-by']}', which is not lit by then"))
@@ -180,36 +233,28 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
     night = Night(rules, cp, setup.table, setup.moon)
     figures = dict(setup.figures)
     spotting = Spotting(rules, cp, setup.table, setup.moon, figures)
+    leaders = dict(setup.leaders)
+    movement = Movement(rules, setup.table, figures, leaders)
+    command = Command(rules, figures, [Platoon(p["id"], p["leader"], p.get("second"))
+                                       for p in setup.platoons],
+                      [Column(list(c["teams"]), list(c["dice"])) for c in setup.columns], leaders)
     lights = list(setup.lights)
     flashes: dict[str, Point] = {}
     spotting.automatic(set(), set())
     for i, step in enumerate(sc.data.get("steps") or []):
-        moved, fired = set(), set()
+        moved: set[str] = set()
+        fired: set[str] = set()
         snap: dict[str, Any] = {}
-        if "move" in step:
-            fid = step["move"]["figure"]
-            figures[fid] = replace(figures[fid], at=setup.table.point(step["move"]["to"]))
-            moved.add(fid)
-        if "fire" in step:
-            flashes[step["fire"]] = figures[step["fire"]].at
-            fired.add(step["fire"])
         if i in setup.step_lights:
             lights.append(setup.step_lights[i])
-        if "activate" in step:
-            spotting.activate(step["activate"])
-        if "end-activation" in step:
-            spotting.end_activation(step["end-activation"])
-        if "spot" in step:
-            sp = step["spot"]
-            try:
-                r = spotting.attempt(sp["team"], list(sp["area"]), list(sp["card"]), sp.get("facing"))
-                snap["spot"] = {"team": sp["team"], "spotted": r.value, "detail": r.detail}
-            except (SpotError, TableError) as e:
-                clause = getattr(e, "clause", None)
-                result.errors.append(Diagnostic(sc.pos("steps", i, "spot"), "error",
-                                                f"scenario {sc.id}, {name}: step {i + 1} could "
-                                                f"not be played: {e}" + (f" [{clause}]" if clause
-                                                                         else ""), "scenario-step"))
+        try:
+            _do(step, setup.table, spotting, movement, command, flashes, moved, fired, snap)
+        except (SpotError, MoveError, CommandError, TableError, FigureError) as e:
+            clause = getattr(e, "clause", None)
+            result.errors.append(Diagnostic(sc.pos("steps", i), "error",
+                                            f"scenario {sc.id}, {name}: step {i + 1} could not be "
+                                            f"played: {e}" + (f" [{clause}]" if clause else ""),
+                                            "scenario-step"))
         spotting.automatic(moved, fired)
         for j, exp in enumerate(step.get("expect") or []):
             expected = (exp.get("rulings") or {}).get(name)
@@ -219,8 +264,8 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
             pos = sc.pos("steps", i, "expect", j, "rulings", name)
             because = [str(c) for c in expected.get("because") or []]
             try:
-                actual = _answer(night, spotting, ask, figures, lights, flashes)
-            except (NightError, SpotError, TableError, FigureError) as e:
+                actual = _answer(night, spotting, movement, command, ask, figures, lights, flashes)
+            except (NightError, SpotError, MoveError, CommandError, TableError, FigureError) as e:
                 clause = getattr(e, "clause", None)
                 why = f"step {i + 1}: the question could not be answered: {e}" + (
                     f" [{clause}]" if clause else "")
@@ -241,13 +286,63 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
                       "flashes": {f: [str(p.x), str(p.y)] for f, p in sorted(flashes.items())}})
 
 
-def _answer(night: Night, spotting: Spotting, ask: dict, figures: dict[str, Figure], lights: list[Light],
+def _do(step: dict, table: Table, spotting: Spotting, movement: Movement, command: Command,
+        flashes: dict[str, Point], moved: set[str], fired: set[str], snap: dict) -> None:
+    """Play one step's action (at most one: the schema says so)."""
+    if "move" in step:
+        mv = step["move"]
+        cards = [inches(c) for c in mv["cards"]] if "cards" in mv else None
+        movement.move(mv["figure"], table.point(mv["to"]), cards, bool(mv.get("sprint")))
+        moved.add(mv["figure"])
+    if "fire" in step:
+        movement.fire(step["fire"])
+        flashes[step["fire"]] = movement.figures[step["fire"]].at
+        fired.add(step["fire"])
+    if "card" in step:
+        team = command.card(step["card"])
+        snap["card"] = {"number": step["card"], "activates": team}
+        if team is not None:
+            spotting.activate(team)
+    if "activate" in step:
+        spotting.activate(step["activate"])
+    if "end-activation" in step:
+        spotting.end_activation(step["end-activation"])
+        movement.end_activation(step["end-activation"])
+    if "incapacitate" in step:
+        command.incapacitate(step["incapacitate"])
+    if "reshuffle" in step:
+        r = step["reshuffle"]
+        command.reshuffle(r["platoon"], r["leader"], r["team-leader"])
+    if "unpin" in step:
+        command.unpin(step["unpin"])
+    if "leave-column" in step:
+        command.leave(step["leave-column"]["team"], step["leave-column"].get("die"))
+    if "spot" in step:
+        sp = step["spot"]
+        r = spotting.attempt(sp["team"], list(sp["area"]), list(sp["card"]), sp.get("facing"))
+        snap["spot"] = {"team": sp["team"], "spotted": r.value, "detail": r.detail}
+
+
+def _answer(night: Night, spotting: Spotting, movement: Movement, command: Command,
+            ask: dict, figures: dict[str, Figure], lights: list[Light],
             flashes: dict[str, Point]) -> Ruling:
     backlit = next((lt for lt in lights if lt.id == ask.get("backlit-by")), None)
     if "seen" in ask:
         return night.seen(figures[ask["by"]], figures[ask["seen"]], lights, backlit)
     if "spotted" in ask:
         return spotting.spotted(ask["spotted"], ask["for"])
+    if "stunned" in ask:
+        return movement.is_stunned(ask["stunned"])
+    if "in-open" in ask:
+        return movement.in_open(ask["in-open"])
+    if "may-fire" in ask:
+        return movement.may_fire(ask["may-fire"])
+    if "pinned" in ask:
+        return command.is_pinned(ask["pinned"])
+    if "platoon-leader" in ask:
+        return command.leader_of(ask["platoon-leader"])
+    if "die-of" in ask:
+        return command.die_of(ask["die-of"])
     if "shifts" in ask:
         return night.shifts(figures[ask["by"]], figures[ask["shifts"]], lights, flashes, backlit)
     return night.guts(figures[ask["guts"]])
