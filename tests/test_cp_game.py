@@ -263,3 +263,103 @@ def test_a_spotted_figure_out_of_every_enemy_sight_at_the_end_of_its_activation_
 def test_the_shipped_spotting_scenario_plays(model):
     result = game.played(model, "cp-spotting")
     assert not result.errors and len(result.rulings) == 7 and all(r.ok for r in result.rulings)
+
+
+# ------------------------------------------------------------------ movement and command (7.2-7.4, 7.8)
+
+from harmony.games.combatpatrol.command import Column, Command, CommandError, Platoon  # noqa: E402
+from harmony.games.combatpatrol.movement import MoveError, Movement  # noqa: E402
+
+SPRINT = "CP+sprinting+move-toward-leader"
+
+
+def movement(model, figures, ruleset=SPRINT, leaders=None):
+    return Movement(ruleset_for(model, ruleset), Table.from_data({"inches": [60, 40]}), figures,
+                    leaders or {})
+
+
+def P(x, y):
+    return Point(Fraction(x), Fraction(y))
+
+
+def test_a_sprint_moves_up_to_the_sum_of_its_cards_and_no_further(model):
+    m = movement(model, {"a": fig("a", 0, 0)})
+    m.move("a", P(9, 0), [Fraction(4), Fraction(5)], True)
+    assert m.is_stunned("a").value is True
+    m2 = movement(model, {"a": fig("a", 0, 0)})
+    with pytest.raises(MoveError, match="may move 9 inches") as e:
+        m2.move("a", P(9, Fraction(1, 100)), [Fraction(4), Fraction(5)], True)
+    assert e.value.clause == "cp-movement.sprinting"
+
+
+@pytest.mark.parametrize("cards,sprint,clause", [
+    ([4], True, "cp-movement.sprinting"),                  # a sprint draws two cards
+    ([4, 5], False, "cp-movement.sprint-commitment"),      # a walker gets no second card
+])
+def test_the_cards_of_a_move_are_checked(model, cards, sprint, clause):
+    with pytest.raises(MoveError) as e:
+        movement(model, {"a": fig("a", 0, 0)}).move("a", P(1, 0), [Fraction(c) for c in cards], sprint)
+    assert e.value.clause == clause
+
+
+def test_sprinting_is_refused_by_a_ruleset_without_it(model):
+    with pytest.raises(MoveError, match="does not play sprinting") as e:
+        movement(model, {"a": fig("a", 0, 0)}, ruleset="CP").move("a", P(1, 0), [Fraction(1)] * 2, True)
+    assert e.value.clause == "cp-movement.sprinting"
+
+
+def test_out_of_command_figures_may_only_move_toward_their_leader_and_not_fire(model):
+    figs = {"sgt": fig("sgt", 0, 0), "b": fig("b", 10, 0)}
+    m = movement(model, figs, leaders={"t": ("sgt", Fraction(6))})
+    assert m.may_fire("b").value is False
+    with pytest.raises(MoveError) as e:
+        m.fire("b")
+    assert e.value.clause == "cp-movement.out-of-command"
+    with pytest.raises(MoveError, match="may only move toward sgt"):
+        m.move("b", P(11, 0), None, False)
+    m.move("b", P(6, 0), None, False)
+    assert m.may_fire("b").value is True
+    plain = movement(model, {"sgt": fig("sgt", 0, 0), "b": fig("b", 10, 0)}, ruleset="CP",
+                     leaders={"t": ("sgt", Fraction(6))})
+    plain.move("b", P(11, 0), None, False)               # without the option: no such limit
+
+
+def command(model, ruleset="CP+activating-columns+platoon-leader-loss", second="sgt"):
+    figs = {f.id: f for f in [Figure("lt", "hq", "US", P(0, 0), platoon="p"),
+                              Figure("sgt", "hq", "US", P(1, 0), platoon="p"),
+                              Figure("cpl", "sq", "US", P(2, 0), platoon="p"),
+                              Figure("pvt", "sq", "US", P(3, 0), platoon="p")]}
+    return Command(ruleset_for(model, ruleset), figs, [Platoon("p", "lt", second)],
+                   [Column(["c1", "c2"], [3, 3])], {})
+
+
+def test_a_platoon_without_a_second_in_command_is_pinned_at_once(model):
+    c = command(model, second=None)
+    c.incapacitate("lt")
+    assert c.is_pinned("sq").value is True and c.is_pinned("sq").reasons == ["cp-movement.platoon-leader"]
+
+
+def test_the_promotion_is_checked(model):
+    c = command(model)
+    with pytest.raises(CommandError, match="is not incapacitated"):
+        c.reshuffle("p", "cpl", "pvt")
+    c.incapacitate("lt")
+    with pytest.raises(CommandError, match="is not another figure"):
+        c.reshuffle("p", "cpl", "cpl")
+    c.reshuffle("p", "cpl", "pvt")
+    assert c.leader_of("p").value == "cpl"
+
+
+def test_column_dice_go_front_first_even_when_equal(model):
+    c = command(model)
+    assert (c.card(3), c.card(3), c.card(3)) == ("c1", "c2", None)
+    assert c.die_of("c2").value == 3
+
+
+def test_leaving_a_column_needs_a_die_it_can_take(model):
+    c = command(model)
+    with pytest.raises(CommandError, match="name its die, one of \\[3, 3\\]") as e:
+        c.leave("c2", 5)
+    assert e.value.clause == "cp-movement.leaving-column"
+    with pytest.raises(CommandError, match="in no column"):
+        command(model, ruleset="CP").leave("c2", 3)
