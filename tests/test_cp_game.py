@@ -363,3 +363,46 @@ def test_leaving_a_column_needs_a_die_it_can_take(model):
     assert e.value.clause == "cp-movement.leaving-column"
     with pytest.raises(CommandError, match="in no column"):
         command(model, ruleset="CP").leave("c2", 3)
+
+
+# ------------------------------------------------------------------ cavalry (7.10)
+
+from harmony.games.combatpatrol.cavalry import Cavalry  # noqa: E402
+
+
+def cavalry(model, ruleset="CP+cavalry"):
+    figs = {"r": fig("r", 0, 0), "foot": fig("foot", 5, 0)}
+    return Cavalry(ruleset_for(model, ruleset), figs, {"r"})
+
+
+@pytest.mark.parametrize("cards,sprint,message", [
+    ([4, 5], True, "gives no number of cards"),        # a gallop: the booklet leaves it open
+    ([4], False, "draws 2 movement cards"),
+    ([1, 1], False, "may move 2 inches"),
+])
+def test_mounted_moves_are_checked_by_the_movement_clause(model, cards, sprint, message):
+    with pytest.raises(MoveError, match=message) as e:
+        cavalry(model).check_move("r", P(3, 0), [Fraction(c) for c in cards], sprint)
+    assert e.value.clause == "cp-cavalry.movement"
+
+
+def test_a_rider_needs_the_cavalry_option(model):
+    with pytest.raises(MoveError, match="does not play cavalry"):
+        cavalry(model, ruleset="CP").check_move("r", P(3, 0), [Fraction(2)] * 2, False)
+
+
+def test_a_horse_hit_with_no_burst_lets_the_rider_down_safely(model):
+    c = cavalry(model)
+    assert c.check_move("foot", P(6, 0), [Fraction(1)], False) is False     # on foot: not its job
+    c.horse_hit("r", "none")
+    assert c.rider_thrown("r").value is False and c.is_mounted("r").value is False
+    with pytest.raises(MoveError, match="is not mounted"):
+        c.horse_hit("r", "medium-burst")
+
+
+def test_the_charge_bonus_needs_the_full_straight_run(model):
+    c = cavalry(model)
+    c.moved("r", P(0, 0), P(Fraction(39, 10), 0))
+    assert c.melee_bonus("r", "foot").value == 0
+    c.moved("r", P(0, 0), P(4, 0))
+    assert c.melee_bonus("r", "foot").value == 1

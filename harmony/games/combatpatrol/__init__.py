@@ -9,6 +9,7 @@
   attempts with the drawn card as input, results, persistence);
 * :mod:`.movement`: sprinting (7.2) and figures out of command (7.3);
 * :mod:`.command`: command dice for columns (7.4) and the loss of a platoon leader (7.8);
+* :mod:`.cavalry`: mounted movement, a horse hit, melee and firing from the saddle (7.10);
 * :mod:`.scenario`: scenarios with a map in inches, checked and played under each ruleset.
 
 Every answer is a ruling naming the clauses that decide it. It draws no board yet.
@@ -20,7 +21,7 @@ from typing import Any
 from harmony.game import Game
 from harmony.model import Model
 
-from . import command, movement, night, scenario, spotting
+from . import cavalry, command, movement, night, scenario, spotting
 from .calculator import CombatPatrol
 
 
@@ -33,7 +34,8 @@ def namespace(model: Model) -> dict[str, Any]:
     return {"CombatPatrol": CombatPatrol}
 
 
-PARAMETERS = night.PARAMETERS + spotting.PARAMETERS + movement.PARAMETERS + command.PARAMETERS
+PARAMETERS = (night.PARAMETERS + spotting.PARAMETERS + movement.PARAMETERS + command.PARAMETERS
+              + cavalry.PARAMETERS)
 
 GAME = Game(name="combat-patrol", namespace=namespace, parameters=PARAMETERS,
             play=scenario.run_scenario,

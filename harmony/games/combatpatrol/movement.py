@@ -43,6 +43,7 @@ class Movement:
         self.rules, self.table, self.figures, self.leaders = rules, table, figures, leaders
         self.sprinted: dict[str, Ruling] = {}
         self.stunned: dict[str, Ruling] = {}
+        self.allowance: dict[str, Ruling] = {}    # figure -> its last move's allowance
 
     def _clause(self, name: str) -> str | None:
         return self.rules.setting(name).clause
@@ -78,6 +79,7 @@ class Movement:
             if distance_squared(f.at, to) > allowance ** 2:
                 raise MoveError(f"{fid} may move {allowance} inches, and {to} is further",
                                 self._clause("cp.sprint-cards") if sprint else None)
+            self.allowance[fid] = why.ruling(allowance, f"{len(cards)} card(s) added together")
         if self.out_of_command(f):
             leader = self.figures[self.leaders[f.team][0]]
             if why.p("cp.out-of-command-toward-leader") and \

@@ -22,6 +22,7 @@ from harmony.ruleset import RulesetError, ruleset_for
 from harmony.rulings import Ruling
 
 from .calculator import CombatPatrol, TableError, one_of
+from .cavalry import Cavalry
 from .command import Column, Command, CommandError, Platoon
 from .figures import Figure, FigureError, Point, Table, inches, teams_of
 from .movement import Movement, MoveError
@@ -45,6 +46,7 @@ class Setup:
     leaders: dict[str, tuple[str, Fraction]] = field(default_factory=dict)
     platoons: list[dict] = field(default_factory=list)
     columns: list[dict] = field(default_factory=list)
+    mounted: set[str] = field(default_factory=set)
     problems: list[tuple[tuple, str]] = field(default_factory=list)
 
 
@@ -73,6 +75,7 @@ def read(model: Model, sc: Scenario) -> Setup:
                                    "command-radius (core section 3.13, given in inches)"))
             else:
                 s.leaders[tdata["id"]] = (lead, inches(tdata["command-radius"]))
+    s.mounted = {f["id"] for t in d.get("teams") or [] for f in t["figures"] if f.get("mounted")}
     platoon_ids = {f.platoon for f in s.figures.values()}
     for k, p in enumerate(d.get("platoons") or []):
         if p["id"] not in platoon_ids:
@@ -142,6 +145,8 @@ def read(model: Model, sc: Scenario) -> Setup:
             figure(step["fire"], at + ("fire",))
         if "incapacitate" in step:
             figure(step["incapacitate"], at + ("incapacitate",))
+        if "horse-hit" in step:
+            figure(step["horse-hit"]["figure"], at + ("horse-hit", "figure"))
         if "reshuffle" in step:
             figure(step["reshuffle"]["leader"], at + ("reshuffle", "leader"))
             figure(step["reshuffle"]["team-leader"], at + ("reshuffle", "team-leader"))
@@ -169,7 +174,9 @@ def read(model: Model, sc: Scenario) -> Setup:
                 s.step_lights[i] = lt
         for j, exp in enumerate(step.get("expect") or []):
             ask = exp["ask"]
-            for key in ("seen", "shifts", "guts", "by", "spotted", "stunned", "in-open", "may-fire"):
+            for key in ("seen", "shifts", "guts", "by", "spotted", "stunned", "in-open", "may-fire",
+                        "mounted", "rider-thrown", "melee-bonus", "against", "melee-strikes",
+                        "fire-shifts", "allowance"):
                 if key in ask:
                     figure(ask[key], at + ("expect", j, "ask", key))
             for key in ("for", "pinned", "die-of"):
@@ -238,6 +245,7 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
     command = Command(rules, figures, [Platoon(p["id"], p["leader"], p.get("second"))
                                        for p in setup.platoons],
                       [Column(list(c["teams"]), list(c["dice"])) for c in setup.columns], leaders)
+    cavalry = Cavalry(rules, figures, setup.mounted)
     lights = list(setup.lights)
     flashes: dict[str, Point] = {}
     spotting.automatic(set(), set())
@@ -248,7 +256,8 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
         if i in setup.step_lights:
             lights.append(setup.step_lights[i])
         try:
-            _do(step, setup.table, spotting, movement, command, flashes, moved, fired, snap)
+            _do(step, setup.table, spotting, movement, command, cavalry, flashes, moved, fired,
+                snap)
         except (SpotError, MoveError, CommandError, TableError, FigureError) as e:
             clause = getattr(e, "clause", None)
             result.errors.append(Diagnostic(sc.pos("steps", i), "error",
@@ -264,7 +273,8 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
             pos = sc.pos("steps", i, "expect", j, "rulings", name)
             because = [str(c) for c in expected.get("because") or []]
             try:
-                actual = _answer(night, spotting, movement, command, ask, figures, lights, flashes)
+                actual = _answer(night, spotting, movement, command, cavalry, ask, figures, lights,
+                                 flashes)
             except (NightError, SpotError, MoveError, CommandError, TableError, FigureError) as e:
                 clause = getattr(e, "clause", None)
                 why = f"step {i + 1}: the question could not be answered: {e}" + (
@@ -287,13 +297,20 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
 
 
 def _do(step: dict, table: Table, spotting: Spotting, movement: Movement, command: Command,
-        flashes: dict[str, Point], moved: set[str], fired: set[str], snap: dict) -> None:
+        cavalry: Cavalry, flashes: dict[str, Point], moved: set[str], fired: set[str],
+        snap: dict) -> None:
     """Play one step's action (at most one: the schema says so)."""
     if "move" in step:
         mv = step["move"]
         cards = [inches(c) for c in mv["cards"]] if "cards" in mv else None
-        movement.move(mv["figure"], table.point(mv["to"]), cards, bool(mv.get("sprint")))
+        to, sprint = table.point(mv["to"]), bool(mv.get("sprint"))
+        start = movement.figures[mv["figure"]].at
+        mounted = cavalry.check_move(mv["figure"], to, cards, sprint)
+        movement.move(mv["figure"], to, None if mounted else cards, sprint)
+        cavalry.moved(mv["figure"], start, to)
         moved.add(mv["figure"])
+    if "horse-hit" in step:
+        cavalry.horse_hit(step["horse-hit"]["figure"], step["horse-hit"]["icon"])
     if "fire" in step:
         movement.fire(step["fire"])
         flashes[step["fire"]] = movement.figures[step["fire"]].at
@@ -324,7 +341,7 @@ def _do(step: dict, table: Table, spotting: Spotting, movement: Movement, comman
 
 
 def _answer(night: Night, spotting: Spotting, movement: Movement, command: Command,
-            ask: dict, figures: dict[str, Figure], lights: list[Light],
+            cavalry: Cavalry, ask: dict, figures: dict[str, Figure], lights: list[Light],
             flashes: dict[str, Point]) -> Ruling:
     backlit = next((lt for lt in lights if lt.id == ask.get("backlit-by")), None)
     if "seen" in ask:
@@ -343,6 +360,21 @@ def _answer(night: Night, spotting: Spotting, movement: Movement, command: Comma
         return command.leader_of(ask["platoon-leader"])
     if "die-of" in ask:
         return command.die_of(ask["die-of"])
+    if "allowance" in ask:
+        r = cavalry.allowance.get(ask["allowance"], movement.allowance.get(ask["allowance"]))
+        if r is None:
+            raise MoveError(f"{ask['allowance']} has made no move with cards yet")
+        return r
+    if "mounted" in ask:
+        return cavalry.is_mounted(ask["mounted"])
+    if "rider-thrown" in ask:
+        return cavalry.rider_thrown(ask["rider-thrown"])
+    if "melee-bonus" in ask:
+        return cavalry.melee_bonus(ask["melee-bonus"], ask["against"])
+    if "melee-strikes" in ask:
+        return cavalry.melee_strikes(ask["melee-strikes"])
+    if "fire-shifts" in ask:
+        return cavalry.fire_shifts(ask["fire-shifts"], bool(ask.get("moving")))
     if "shifts" in ask:
         return night.shifts(figures[ask["by"]], figures[ask["shifts"]], lights, flashes, backlit)
     return night.guts(figures[ask["guts"]])
