@@ -406,3 +406,53 @@ def test_the_charge_bonus_needs_the_full_straight_run(model):
     assert c.melee_bonus("r", "foot").value == 0
     c.moved("r", P(0, 0), P(4, 0))
     assert c.melee_bonus("r", "foot").value == 1
+
+
+# ------------------------------------------------------------------ vehicles and guns (7.5-7.7)
+
+from harmony.games.combatpatrol.vehicles import Vehicles  # noqa: E402
+
+M1 = "CP+small-arms-method-1+disabling-anti-tank-guns+soft-skinned-vehicles"
+
+
+def vehicles(model, ruleset=M1):
+    return Vehicles(ruleset_for(model, ruleset), CombatPatrol(model))
+
+
+@pytest.mark.parametrize("penetration,effect", [(0, "crew-damage"), (4, "small-icon-knocks-out"),
+                                                (9, "usual-procedure")])
+def test_method_1_reads_table_5_by_penetration(model, penetration, effect):
+    assert vehicles(model).hit("v", penetration, False, True).value == effect
+
+
+def test_a_penetration_value_outside_table_5_is_refused(model):
+    from harmony.games.combatpatrol.calculator import TableError
+    with pytest.raises(TableError, match="-1 is not a penetration value for Table 5"):
+        vehicles(model).hit("v", -1, True, True)
+
+
+def test_without_either_method_a_hit_is_refused(model):
+    with pytest.raises(MoveError, match="plays neither method") as e:
+        vehicles(model, "CP").hit("v", 3, True, True)
+    assert e.value.clause == "cp-vehicles.rule"
+
+
+@pytest.mark.parametrize("size,over,icon,out", [("medium", True, "small-explosion", True),
+                                                ("small", True, "small-explosion", False),
+                                                ("large", False, "small-explosion", False),
+                                                ("large", True, "large-explosion", False)])
+def test_an_anti_tank_gun_is_disabled_only_as_section_7_6_says(model, size, over, icon, out):
+    v = vehicles(model)
+    v.he_burst("gun", size, over, icon)
+    assert v.gun_disabled("gun").value is out and v.gun_disabled("gun").reasons == ["cp-vehicles.anti-tank-guns"]
+
+
+def test_a_disabled_gun_stays_disabled_and_the_options_are_needed(model):
+    v = vehicles(model)
+    v.he_burst("gun", "medium", True, "small-explosion")
+    v.he_burst("gun", "medium", True, "none")
+    assert v.gun_disabled("gun").value is True
+    with pytest.raises(MoveError, match="disabling-anti-tank-guns"):
+        vehicles(model, "CP").he_burst("gun", "medium", True, "small-explosion")
+    with pytest.raises(MoveError, match="soft-skinned-vehicles"):
+        vehicles(model, "CP").engine_hit("truck", True)

@@ -10,9 +10,12 @@
 * :mod:`.movement`: sprinting (7.2) and figures out of command (7.3);
 * :mod:`.command`: command dice for columns (7.4) and the loss of a platoon leader (7.8);
 * :mod:`.cavalry`: mounted movement, a horse hit, melee and firing from the saddle (7.10);
+* :mod:`.vehicles`: small arms against armour (Method 1, Table 5; Method 2), disabling
+  anti-tank guns, engine hits on soft-skinned vehicles (7.5 to 7.7);
 * :mod:`.scenario`: scenarios with a map in inches, checked and played under each ruleset.
 
-Every answer is a ruling naming the clauses that decide it. It draws no board yet.
+Every answer is a ruling naming the clauses that decide it. It draws no board yet: a
+scenario page shows its questions and the outcome matrix.
 """
 from __future__ import annotations
 
@@ -21,7 +24,7 @@ from typing import Any
 from harmony.game import Game
 from harmony.model import Model
 
-from . import cavalry, command, movement, night, scenario, spotting
+from . import cavalry, command, movement, night, scenario, spotting, vehicles
 from .calculator import CombatPatrol
 
 
@@ -35,7 +38,7 @@ def namespace(model: Model) -> dict[str, Any]:
 
 
 PARAMETERS = (night.PARAMETERS + spotting.PARAMETERS + movement.PARAMETERS + command.PARAMETERS
-              + cavalry.PARAMETERS)
+              + cavalry.PARAMETERS + vehicles.PARAMETERS)
 
 GAME = Game(name="combat-patrol", namespace=namespace, parameters=PARAMETERS,
             play=scenario.run_scenario,

@@ -28,6 +28,7 @@ from .figures import Figure, FigureError, Point, Table, inches, teams_of
 from .movement import Movement, MoveError
 from .night import Light, Night, NightError
 from .spotting import SpotError, Spotting
+from .vehicles import Vehicles
 
 
 @dataclass
@@ -147,6 +148,13 @@ def read(model: Model, sc: Scenario) -> Setup:
             figure(step["incapacitate"], at + ("incapacitate",))
         if "horse-hit" in step:
             figure(step["horse-hit"]["figure"], at + ("horse-hit", "figure"))
+        for key, field_, kind in (("vehicle-hit", "vehicle", "vehicle"), ("engine-hit", "vehicle", "vehicle"),
+                                  ("he-burst", "gun", "anti-tank-gun")):
+            if key in step:
+                fid = step[key][field_]
+                figure(fid, at + (key, field_))
+                if fid in s.figures and s.figures[fid].kind != kind:
+                    s.problems.append((at + (key, field_), f"'{fid}' is not a figure of kind {kind}"))
         if "reshuffle" in step:
             figure(step["reshuffle"]["leader"], at + ("reshuffle", "leader"))
             figure(step["reshuffle"]["team-leader"], at + ("reshuffle", "team-leader"))
@@ -176,7 +184,7 @@ def read(model: Model, sc: Scenario) -> Setup:
             ask = exp["ask"]
             for key in ("seen", "shifts", "guts", "by", "spotted", "stunned", "in-open", "may-fire",
                         "mounted", "rider-thrown", "melee-bonus", "against", "melee-strikes",
-                        "fire-shifts", "allowance"):
+                        "fire-shifts", "allowance", "hit-effect", "gun-disabled", "immobile"):
                 if key in ask:
                     figure(ask[key], at + ("expect", j, "ask", key))
             for key in ("for", "pinned", "die-of"):
@@ -246,6 +254,7 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
                                        for p in setup.platoons],
                       [Column(list(c["teams"]), list(c["dice"])) for c in setup.columns], leaders)
     cavalry = Cavalry(rules, figures, setup.mounted)
+    vehicles = Vehicles(rules, cp)
     lights = list(setup.lights)
     flashes: dict[str, Point] = {}
     spotting.automatic(set(), set())
@@ -256,8 +265,8 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
         if i in setup.step_lights:
             lights.append(setup.step_lights[i])
         try:
-            _do(step, setup.table, spotting, movement, command, cavalry, flashes, moved, fired,
-                snap)
+            _do(step, setup.table, spotting, movement, command, cavalry, vehicles, flashes, moved,
+                fired, snap)
         except (SpotError, MoveError, CommandError, TableError, FigureError) as e:
             clause = getattr(e, "clause", None)
             result.errors.append(Diagnostic(sc.pos("steps", i), "error",
@@ -273,8 +282,8 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
             pos = sc.pos("steps", i, "expect", j, "rulings", name)
             because = [str(c) for c in expected.get("because") or []]
             try:
-                actual = _answer(night, spotting, movement, command, cavalry, ask, figures, lights,
-                                 flashes)
+                actual = _answer(night, spotting, movement, command, cavalry, vehicles, ask, figures,
+                                 lights, flashes)
             except (NightError, SpotError, MoveError, CommandError, TableError, FigureError) as e:
                 clause = getattr(e, "clause", None)
                 why = f"step {i + 1}: the question could not be answered: {e}" + (
@@ -297,8 +306,8 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
 
 
 def _do(step: dict, table: Table, spotting: Spotting, movement: Movement, command: Command,
-        cavalry: Cavalry, flashes: dict[str, Point], moved: set[str], fired: set[str],
-        snap: dict) -> None:
+        cavalry: Cavalry, vehicles: Vehicles, flashes: dict[str, Point], moved: set[str],
+        fired: set[str], snap: dict) -> None:
     """Play one step's action (at most one: the schema says so)."""
     if "move" in step:
         mv = step["move"]
@@ -311,6 +320,14 @@ def _do(step: dict, table: Table, spotting: Spotting, movement: Movement, comman
         moved.add(mv["figure"])
     if "horse-hit" in step:
         cavalry.horse_hit(step["horse-hit"]["figure"], step["horse-hit"]["icon"])
+    if "vehicle-hit" in step:
+        h = step["vehicle-hit"]
+        vehicles.hit(h["vehicle"], h["penetration"], bool(h.get("small-arms")), bool(h.get("penetrates")))
+    if "he-burst" in step:
+        b = step["he-burst"]
+        vehicles.he_burst(b["gun"], b["size"], bool(b.get("over-breech")), b.get("icon", "none"))
+    if "engine-hit" in step:
+        vehicles.engine_hit(step["engine-hit"]["vehicle"], bool(step["engine-hit"]["explosion"]))
     if "fire" in step:
         movement.fire(step["fire"])
         flashes[step["fire"]] = movement.figures[step["fire"]].at
@@ -341,7 +358,7 @@ def _do(step: dict, table: Table, spotting: Spotting, movement: Movement, comman
 
 
 def _answer(night: Night, spotting: Spotting, movement: Movement, command: Command,
-            cavalry: Cavalry, ask: dict, figures: dict[str, Figure], lights: list[Light],
+            cavalry: Cavalry, vehicles: Vehicles, ask: dict, figures: dict[str, Figure], lights: list[Light],
             flashes: dict[str, Point]) -> Ruling:
     backlit = next((lt for lt in lights if lt.id == ask.get("backlit-by")), None)
     if "seen" in ask:
@@ -365,6 +382,12 @@ def _answer(night: Night, spotting: Spotting, movement: Movement, command: Comma
         if r is None:
             raise MoveError(f"{ask['allowance']} has made no move with cards yet")
         return r
+    if "hit-effect" in ask:
+        return vehicles.effect(ask["hit-effect"])
+    if "gun-disabled" in ask:
+        return vehicles.gun_disabled(ask["gun-disabled"])
+    if "immobile" in ask:
+        return vehicles.is_immobile(ask["immobile"])
     if "mounted" in ask:
         return cavalry.is_mounted(ask["mounted"])
     if "rider-thrown" in ask:
