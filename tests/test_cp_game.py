@@ -456,3 +456,34 @@ def test_a_disabled_gun_stays_disabled_and_the_options_are_needed(model):
         vehicles(model, "CP").he_burst("gun", "medium", True, "small-explosion")
     with pytest.raises(MoveError, match="soft-skinned-vehicles"):
         vehicles(model, "CP").engine_hit("truck", True)
+
+
+# ------------------------------------------------------------------ body armour (7.9)
+
+from harmony.games.combatpatrol.bodyarmour import BodyArmour  # noqa: E402
+
+
+def armour(model, ruleset="CP+body-armour", worn=("V", ["torso"])):
+    return BodyArmour(ruleset_for(model, ruleset), CombatPatrol(model), {"t": worn})
+
+
+@pytest.mark.parametrize("penetration,die,result", [(1, 4, "stunned"), (1, 5, "wounded"),
+                                                    (4, 1, "stunned"), (4, 2, "wounded"),
+                                                    (0, 10, "incapacitated")])
+def test_the_round_gets_through_only_when_penetration_and_die_beat_the_class(model, penetration, die,
+                                                                               result):
+    assert armour(model).hit("t", "incapacitated", False, "torso", penetration, die).value == result
+
+
+def test_armour_refusals(model):
+    from harmony.games.combatpatrol.calculator import TableError
+    with pytest.raises(TableError, match="'killed' is not a hit's effect"):
+        armour(model).hit("t", "killed", False, "torso", 1, 5)
+    with pytest.raises(TableError, match="11 is not a face of the die icon"):
+        armour(model).hit("t", "wounded", False, "torso", 1, 11)
+    with pytest.raises(MoveError, match="does not play body armour") as e:
+        armour(model, "CP").hit("t", "wounded", False, "torso", 1, 5)
+    assert e.value.clause == "cp-body-armour.hit-location"
+    with pytest.raises(MoveError, match="is not an armour class") as e:
+        armour(model, worn=("XI", ["torso"])).hit("t", "wounded", False, "torso", 1, 5)
+    assert e.value.clause == "cp-body-armour.classes"

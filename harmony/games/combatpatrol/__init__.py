@@ -12,6 +12,7 @@
 * :mod:`.cavalry`: mounted movement, a horse hit, melee and firing from the saddle (7.10);
 * :mod:`.vehicles`: small arms against armour (Method 1, Table 5; Method 2), disabling
   anti-tank guns, engine hits on soft-skinned vehicles (7.5 to 7.7);
+* :mod:`.bodyarmour`: body armour classes and whether a hit gets through (7.9);
 * :mod:`.scenario`: scenarios with a map in inches, checked and played under each ruleset.
 
 Every answer is a ruling naming the clauses that decide it. It draws no board yet: a
@@ -24,7 +25,7 @@ from typing import Any
 from harmony.game import Game
 from harmony.model import Model
 
-from . import cavalry, command, movement, night, scenario, spotting, vehicles
+from . import bodyarmour, cavalry, command, movement, night, scenario, spotting, vehicles
 from .calculator import CombatPatrol
 
 
@@ -38,7 +39,7 @@ def namespace(model: Model) -> dict[str, Any]:
 
 
 PARAMETERS = (night.PARAMETERS + spotting.PARAMETERS + movement.PARAMETERS + command.PARAMETERS
-              + cavalry.PARAMETERS + vehicles.PARAMETERS)
+              + cavalry.PARAMETERS + vehicles.PARAMETERS + bodyarmour.PARAMETERS)
 
 GAME = Game(name="combat-patrol", namespace=namespace, parameters=PARAMETERS,
             play=scenario.run_scenario,

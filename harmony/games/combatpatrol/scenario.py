@@ -21,6 +21,7 @@ from harmony.model import Model, Scenario
 from harmony.ruleset import RulesetError, ruleset_for
 from harmony.rulings import Ruling
 
+from .bodyarmour import BodyArmour
 from .calculator import CombatPatrol, TableError, one_of
 from .cavalry import Cavalry
 from .command import Column, Command, CommandError, Platoon
@@ -48,6 +49,8 @@ class Setup:
     platoons: list[dict] = field(default_factory=list)
     columns: list[dict] = field(default_factory=list)
     mounted: set[str] = field(default_factory=set)
+    #: each wearer's body armour: its class (a Roman numeral) and the parts it covers
+    worn: dict[str, tuple[str, list[str]]] = field(default_factory=dict)
     problems: list[tuple[tuple, str]] = field(default_factory=list)
 
 
@@ -77,6 +80,8 @@ def read(model: Model, sc: Scenario) -> Setup:
             else:
                 s.leaders[tdata["id"]] = (lead, inches(tdata["command-radius"]))
     s.mounted = {f["id"] for t in d.get("teams") or [] for f in t["figures"] if f.get("mounted")}
+    s.worn = {f["id"]: (f["armour"]["class"], list(f["armour"]["parts"]))
+              for t in d.get("teams") or [] for f in t["figures"] if "armour" in f}
     platoon_ids = {f.platoon for f in s.figures.values()}
     for k, p in enumerate(d.get("platoons") or []):
         if p["id"] not in platoon_ids:
@@ -148,6 +153,8 @@ def read(model: Model, sc: Scenario) -> Setup:
             figure(step["incapacitate"], at + ("incapacitate",))
         if "horse-hit" in step:
             figure(step["horse-hit"]["figure"], at + ("horse-hit", "figure"))
+        if "body-hit" in step:
+            figure(step["body-hit"]["figure"], at + ("body-hit", "figure"))
         for key, field_, kind in (("vehicle-hit", "vehicle", "vehicle"), ("engine-hit", "vehicle", "vehicle"),
                                   ("he-burst", "gun", "anti-tank-gun")):
             if key in step:
@@ -184,7 +191,8 @@ def read(model: Model, sc: Scenario) -> Setup:
             ask = exp["ask"]
             for key in ("seen", "shifts", "guts", "by", "spotted", "stunned", "in-open", "may-fire",
                         "mounted", "rider-thrown", "melee-bonus", "against", "melee-strikes",
-                        "fire-shifts", "allowance", "hit-effect", "gun-disabled", "immobile"):
+                        "fire-shifts", "allowance", "hit-effect", "gun-disabled", "immobile",
+                        "hit-result"):
                 if key in ask:
                     figure(ask[key], at + ("expect", j, "ask", key))
             for key in ("for", "pinned", "die-of"):
@@ -255,6 +263,7 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
                       [Column(list(c["teams"]), list(c["dice"])) for c in setup.columns], leaders)
     cavalry = Cavalry(rules, figures, setup.mounted)
     vehicles = Vehicles(rules, cp)
+    armour = BodyArmour(rules, cp, setup.worn)
     lights = list(setup.lights)
     flashes: dict[str, Point] = {}
     spotting.automatic(set(), set())
@@ -265,8 +274,8 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
         if i in setup.step_lights:
             lights.append(setup.step_lights[i])
         try:
-            _do(step, setup.table, spotting, movement, command, cavalry, vehicles, flashes, moved,
-                fired, snap)
+            _do(step, setup.table, spotting, movement, command, cavalry, vehicles, armour, flashes,
+                moved, fired, snap)
         except (SpotError, MoveError, CommandError, TableError, FigureError) as e:
             clause = getattr(e, "clause", None)
             result.errors.append(Diagnostic(sc.pos("steps", i), "error",
@@ -282,8 +291,8 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
             pos = sc.pos("steps", i, "expect", j, "rulings", name)
             because = [str(c) for c in expected.get("because") or []]
             try:
-                actual = _answer(night, spotting, movement, command, cavalry, vehicles, ask, figures,
-                                 lights, flashes)
+                actual = _answer(night, spotting, movement, command, cavalry, vehicles, armour, ask,
+                                 figures, lights, flashes)
             except (NightError, SpotError, MoveError, CommandError, TableError, FigureError) as e:
                 clause = getattr(e, "clause", None)
                 why = f"step {i + 1}: the question could not be answered: {e}" + (
@@ -306,8 +315,8 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
 
 
 def _do(step: dict, table: Table, spotting: Spotting, movement: Movement, command: Command,
-        cavalry: Cavalry, vehicles: Vehicles, flashes: dict[str, Point], moved: set[str],
-        fired: set[str], snap: dict) -> None:
+        cavalry: Cavalry, vehicles: Vehicles, armour: BodyArmour, flashes: dict[str, Point],
+        moved: set[str], fired: set[str], snap: dict) -> None:
     """Play one step's action (at most one: the schema says so)."""
     if "move" in step:
         mv = step["move"]
@@ -326,6 +335,10 @@ def _do(step: dict, table: Table, spotting: Spotting, movement: Movement, comman
     if "he-burst" in step:
         b = step["he-burst"]
         vehicles.he_burst(b["gun"], b["size"], bool(b.get("over-breech")), b.get("icon", "none"))
+    if "body-hit" in step:
+        h = step["body-hit"]
+        armour.hit(h["figure"], h["effect"], bool(h.get("covered")), h["location"], h["penetration"],
+                   h["die"])
     if "engine-hit" in step:
         vehicles.engine_hit(step["engine-hit"]["vehicle"], bool(step["engine-hit"]["explosion"]))
     if "fire" in step:
@@ -358,8 +371,8 @@ def _do(step: dict, table: Table, spotting: Spotting, movement: Movement, comman
 
 
 def _answer(night: Night, spotting: Spotting, movement: Movement, command: Command,
-            cavalry: Cavalry, vehicles: Vehicles, ask: dict, figures: dict[str, Figure], lights: list[Light],
-            flashes: dict[str, Point]) -> Ruling:
+            cavalry: Cavalry, vehicles: Vehicles, armour: BodyArmour, ask: dict,
+            figures: dict[str, Figure], lights: list[Light], flashes: dict[str, Point]) -> Ruling:
     backlit = next((lt for lt in lights if lt.id == ask.get("backlit-by")), None)
     if "seen" in ask:
         return night.seen(figures[ask["by"]], figures[ask["seen"]], lights, backlit)
@@ -382,6 +395,8 @@ def _answer(night: Night, spotting: Spotting, movement: Movement, command: Comma
         if r is None:
             raise MoveError(f"{ask['allowance']} has made no move with cards yet")
         return r
+    if "hit-result" in ask:
+        return armour.result(ask["hit-result"])
     if "hit-effect" in ask:
         return vehicles.effect(ask["hit-effect"])
     if "gun-disabled" in ask:
