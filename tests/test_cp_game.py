@@ -487,3 +487,15 @@ def test_armour_refusals(model):
     with pytest.raises(MoveError, match="is not an armour class") as e:
         armour(model, worn=("XI", ["torso"])).hit("t", "wounded", False, "torso", 1, 5)
     assert e.value.clause == "cp-body-armour.classes"
+
+
+# ------------------------------------------------------------------ the site
+
+@pytest.mark.parametrize("sid", ["cp-night-sight", "cp-spotting", "cp-sprint", "cp-platoon", "cp-cavalry",
+                                 "cp-vehicles", "cp-body-armour"])
+def test_the_site_shows_each_cp_scenario_in_its_outcome_matrix(model, sid):
+    from harmony.site.generate import scenario_view
+    view = scenario_view(model, sid)
+    cells = [c for row in view["matrix"]["rows"] for c in row["cells"]]
+    assert cells and all(c["ok"] and c["reasons"] for c in cells if not c.get("missing"))
+    assert not view["matrix"]["errors"]

@@ -136,13 +136,13 @@ class Night:
         extra.update(distance.reasons)
         limit: Fraction | int = distance.value
         woods = self.table.woods_at(spotter.at)
-        detail = f"sighting distance {limit} inches"
+        detail = f"the sighting distance of {limit} inches"
         if woods is not None and woods == self.table.woods_at(target.at) \
                 and why.p("cp.night-woods-inches"):
             limit = why.p("cp.night-woods-inches")
-            detail = f"both in woods '{woods}': {limit} inches"
+            detail = f"the {limit} inches between figures in woods '{woods}'"
         if within(spotter.at, target.at, limit):
-            return _ruling(why, extra, True, f"within the {detail}")
+            return _ruling(why, extra, True, f"within {detail}")
         for light in sorted(lights, key=lambda x: x.id):
             if self.lit(light, target.at, why, extra):
                 return _ruling(why, extra, True, f"in the area lit by {light.id}")
@@ -151,7 +151,7 @@ class Night:
             if within(spotter.at, target.at, times * distance.value):
                 return _ruling(why, extra, True, f"lit from behind by {backlit_by.id}, within "
                                f"{times} times the sighting distance")
-        return _ruling(why, extra, False, f"beyond the {detail}, in no lit area")
+        return _ruling(why, extra, False, f"beyond {detail}, in no lit area")
 
     def shifts(self, firer: Figure, target: Figure, lights: list[Light],
                flashes: dict[str, Point], backlit_by: Light | None = None) -> Ruling:
