@@ -55,7 +55,15 @@ class Setup:
 
 
 def read(model: Model, sc: Scenario) -> Setup:
-    """Read a Combat Patrol scenario, finding every problem the schema cannot see."""
+    """Read a Combat Patrol scenario, finding every problem the schema cannot see (a table
+    of the booklet the rules data lack is one, at the scenario's map)."""
+    try:
+        return _read(model, sc)
+    except LookupError as e:
+        return Setup(problems=[(("map",), f"the scenario cannot be read: {e}")])
+
+
+def _read(model: Model, sc: Scenario) -> Setup:
     d, s, cp = sc.data, Setup(), CombatPatrol(model)
     try:
         s.table = Table.from_data(d.get("map"))
@@ -276,7 +284,7 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
         try:
             _do(step, setup.table, spotting, movement, command, cavalry, vehicles, armour, flashes,
                 moved, fired, snap)
-        except (SpotError, MoveError, CommandError, TableError, FigureError) as e:
+        except (SpotError, MoveError, CommandError, TableError, FigureError, LookupError) as e:
             clause = getattr(e, "clause", None)
             result.errors.append(Diagnostic(sc.pos("steps", i), "error",
                                             f"scenario {sc.id}, {name}: step {i + 1} could not be "
@@ -293,7 +301,8 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
             try:
                 actual = _answer(night, spotting, movement, command, cavalry, vehicles, armour, ask,
                                  figures, lights, flashes)
-            except (NightError, SpotError, MoveError, CommandError, TableError, FigureError) as e:
+            except (NightError, SpotError, MoveError, CommandError, TableError, FigureError,
+                    LookupError) as e:
                 clause = getattr(e, "clause", None)
                 why = f"step {i + 1}: the question could not be answered: {e}" + (
                     f" [{clause}]" if clause else "")
