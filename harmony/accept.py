@@ -225,7 +225,7 @@ def rewritten(path: str, file_changes: list[Change]) -> str:
 
 def accept_args(p) -> None:
     p.add_argument("path", nargs="?", help="a rules_data folder, or one scenario file of it "
-                   "(default: the shipped rules_data)")
+                   "(default: the harmony in the current folder, else ./rules_data)")
     p.add_argument("--scenario", action="append", metavar="ID[,ID...]",
                    help="accept the rulings of these scenarios only: repeat the option or "
                    "separate ids with commas")

@@ -23,6 +23,7 @@ from .diagnostics import Pos, Report
 from .loader import file_text, load
 from .markup import marks
 from .model import Cell, Citation, Model, Source
+from .ruleset import RulesetError, ruleset_for, wrong_settings
 from .trust import Trust
 
 
@@ -98,6 +99,11 @@ def _mark_pos(obj, path: tuple, text: str, mark) -> Pos:
 
 
 def _duplicates(model: Model, report: Report) -> None:
+    again = model.identity_again
+    if again is not None:
+        report.error(again.pos(), "a second harmony: mapping (the first is at "
+                     f"{model.identity.pos()}): a harmony has one identity; merge them",
+                     "duplicate-id")
     for kind, first, dup in model.duplicates:
         name = getattr(dup, "id", None) or getattr(dup, "key", None) or getattr(dup, "name", None) \
             or getattr(dup, "term", "")
@@ -374,6 +380,31 @@ def _parameter(report: Report, p) -> None:
                          "parameter-words")
 
 
+def _unplayed(model: Model, report: Report) -> None:
+    """A note naming the scenarios not played, and under which rulesets, because those
+    rulesets hold a parameter value of the wrong type (each reported above at its place by
+    :func:`_param`): the engine computes with the values of its ruleset, any of them at any
+    step, so a scenario is played under none that holds a wrong one; its other rulesets are
+    played as usual (:func:`harmony.ruleset.wrong_settings`)."""
+    unplayed: dict[str, list[str]] = {}
+    names: set[str] = set()
+    for sc in sorted(model.scenarios.values(), key=lambda s: (s.file, s.id)):
+        rulesets = sc.data.get("rulesets") if isinstance(sc.data, dict) else None
+        for name in rulesets if isinstance(rulesets, list) else ():
+            try:
+                wrong = wrong_settings(model, ruleset_for(model, str(name)))
+            except RulesetError:
+                continue        # the scenario check reports the name
+            if wrong:
+                unplayed.setdefault(sc.id, []).append(str(name))
+                names |= {s.name for s, _, _ in wrong}
+    if unplayed:
+        listed = "; ".join(f"{sid} under {', '.join(rs)}" for sid, rs in unplayed.items())
+        report.notes.append(f"scenarios not played, since their rulesets hold parameter values of "
+                            f"the wrong type ({', '.join(sorted(names))}): {listed}; fix the "
+                            "errors above first")
+
+
 class Check(NamedTuple):
     """One check of ``harmony check``: ``run(model, report)`` adds its diagnostics."""
 
@@ -401,6 +432,7 @@ CHECKS: tuple[Check, ...] = (
     Check(consistency.check_requirements, whole_model=True),
     Check(consistency.check_versions, whole_model=True),
     Check(game.check_scenarios, whole_model=True),
+    Check(_unplayed, whole_model=True),
     Check(check_coverage, whole_model=True),
     Check(check_cards, whole_model=True),
 )

@@ -14,6 +14,7 @@ import gc
 import os
 import sys
 import traceback
+from pathlib import Path
 
 from typing import Callable, NamedTuple
 
@@ -25,7 +26,7 @@ from .usage import UsageError, rules_arg
 
 def _path_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", help="a rules_data folder or one YAML file "
-                   "(default: the shipped rules_data)")
+                   "(default: the harmony in the current folder, else ./rules_data)")
 
 
 # ------------------------------------------------------------------ check
@@ -140,8 +141,10 @@ class Parser(argparse.ArgumentParser):
 
 
 def parser() -> Parser:
-    p = Parser(prog="harmony", description="The rulebooks of the PanzerBlitz "
-                                "family as structured clauses: check, format, build, print.")
+    p = Parser(prog="harmony", description="A generator of rules harmonies: the rulebooks "
+               "of a game (or a family of games) set side by side as structured clauses, "
+               "checked, formatted, compared, built into a site and printed as rule cards.",
+               epilog=_here())
     p.add_argument("--version", action="version", version=f"harmony {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     p.subcommands = {}
@@ -149,6 +152,21 @@ def parser() -> Parser:
         sp = p.subcommands[cmd.name] = sub.add_parser(cmd.name, help=cmd.help, description=cmd.help)
         cmd.add_arguments(sp)
     return p
+
+
+def _here() -> str | None:
+    """What ``harmony --help`` says of the harmony in the current folder, if there is one
+    (:func:`harmony.usage.harmony_here`): its title and where its rules are."""
+    from .usage import harmony_here, harmony_title
+    try:
+        root = harmony_here()
+        if root is None:
+            return "No harmony in this folder: start one with `harmony init DIR`."
+        title = harmony_title(root) or "a harmony without a title (add harmony: {title: ...})"
+    except (OSError, UnicodeError):
+        return None
+    where = "this folder" if root == Path(".") else f"./{root.as_posix()}"
+    return f"In this folder: {title} (rules in {where}); the commands read it when given no PATH."
 
 
 #: Python's cyclic collector, set to collect seldom (see :func:`main`).

@@ -108,6 +108,20 @@ def shown(value: Any, type: str | None = None) -> str:
     return paramtypes.render(value, type)
 
 
+def wrong(model: Model, name: str, value: Any) -> bool:
+    """Whether ``value`` does not fit the declared type of parameter ``name``: ``harmony
+    check`` reports it at its place, and the checks here leave it out (one wrong value,
+    one error, never a comparison the value cannot take part in).
+
+    >>> from harmony.model import Parameter
+    >>> m = Model(parameters={"drm": Parameter(name="drm", type="modifier")})
+    >>> wrong(m, "drm", "+1"), wrong(m, "drm", -1), wrong(m, "undeclared", "+1")
+    (True, False, False)
+    """
+    p = model.parameters.get(name)
+    return p is not None and paramtypes.param_error(p, value) is not None
+
+
 # ---------------------------------------------------------------- rulesets
 
 def ruleset_sources(model: Model) -> list[str]:
@@ -173,7 +187,7 @@ def _numeric_params(model: Model, cell: Cell) -> dict[str, list[tuple[str, Any]]
     kinds: dict[str, list[tuple[str, Any]]] = {"modifier": [], "fraction": [], "count": []}
     for name, value in cell.params.items():
         p = model.parameters.get(name)
-        if p is None or isinstance(value, bool) or value is None:
+        if p is None or isinstance(value, bool) or value is None or wrong(model, name, value):
             continue
         key = paramtypes.number_kind(p.type)
         if key is None or not isinstance(norm(value), Fraction):
@@ -184,7 +198,10 @@ def _numeric_params(model: Model, cell: Cell) -> dict[str, list[tuple[str, Any]]
 
 def prose_mismatches(model: Model, cell: Cell, text: str) -> list[tuple[Number, list[tuple[str, Any]], bool]]:
     """``(number, parameters of its kind, agrees)`` for each number read in ``text``
-    that has parameters of its kind in the cell to compare with."""
+    that has parameters of its kind in the cell to compare with. None in a cell holding a
+    value of the wrong type: the number written for it cannot be told from the others."""
+    if any(wrong(model, name, value) for name, value in cell.params.items()):
+        return []
     kinds = _numeric_params(model, cell)
     whole = {abs(norm(v)) for vs in kinds.values() for _, v in vs if norm(v).denominator == 1}
     out = []
@@ -284,6 +301,8 @@ def _restates(model: Model, report: Report, cell: Cell, src: Source) -> None:
             if other is None:
                 continue
             for name, value in cell.params.items():
+                if wrong(model, name, value) or wrong(model, name, other.params.get(name)):
+                    continue
                 if name in other.params and norm(other.params[name]) != norm(value):
                     t = model.parameters[name].type if name in model.parameters else None
                     report.error(cell.pos("params", name), f"{where(cell)}: restates {cid}@{k} "
@@ -309,8 +328,9 @@ def check_parameter_conflicts(model: Model, report: Report) -> None:
     by: dict[tuple[str, str], list[Cell]] = {}
     for clause in model.clauses.values():
         for cell in clause.cells.values():
-            for name in cell.params:
-                by.setdefault((cell.source, name), []).append(cell)
+            for name, value in cell.params.items():
+                if not wrong(model, name, value):
+                    by.setdefault((cell.source, name), []).append(cell)
     for (source, name), cells in sorted(by.items(), key=lambda kv: kv[0]):
         p = model.parameters.get(name)
         t = p.type if p else None
@@ -463,12 +483,14 @@ def check_requirements(model: Model, report: Report) -> None:
         for combo in combos:
             s = ruleset(model, key, combo).settings
             for name, p in sorted(model.parameters.items()):
-                if s[name].unset or not is_on(s[name].value):
+                if s[name].unset or wrong(model, name, s[name].value) or not is_on(s[name].value):
                     continue
                 for req in p.requires:
                     if req not in model.parameters or (name, req) in seen:
                         continue
                     r = s[req]
+                    if not r.unset and wrong(model, req, r.value):
+                        continue
                     if r.unset or not is_on(r.value):
                         seen.add((name, req))
                         rs = "+".join((key,) + combo)

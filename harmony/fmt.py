@@ -10,6 +10,7 @@ killed fmt (SIGKILL) left is removed by the next run in that folder.
 """
 from __future__ import annotations
 
+import bisect
 import contextlib
 import io
 import os
@@ -26,19 +27,36 @@ from ruamel.yaml.error import CommentMark
 from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
 from ruamel.yaml.tokens import CommentToken
 
+from . import ccompose
 from .diagnostics import Pos
 from .loader import Document, new_yaml, plain, read_file, yaml_files
 from .outdir import no_space
 from .schema import resolve as _resolve, schema, validate_items
 
 
+def _fits(cond: dict, node) -> bool:
+    """Whether ``node`` meets a schema ``if`` as the scenario's branches write them: keys
+    ``required``, ``anyOf`` alternatives, and ``properties`` that must meet their own.
+
+    >>> _fits({"required": ["map"], "properties": {"map": {"required": ["inches"]}}}, {"map": {"inches": 1}})
+    True
+    >>> _fits({"anyOf": [{"required": ["units"]}, {"required": ["start"]}]}, {"map": {}})
+    False
+    """
+    if not isinstance(node, dict):
+        return False
+    if not all(k in node for k in cond.get("required", [])):
+        return False
+    if "anyOf" in cond and not any(_fits(c, node) for c in cond["anyOf"]):
+        return False
+    return all(k not in node or _fits(v, node[k]) for k, v in cond.get("properties", {}).items()
+               if isinstance(v, dict) and ("required" in v or "properties" in v or "anyOf" in v))
+
+
 def _branch(s: dict, node) -> dict:
     s = _resolve(s)
-    if "if" in s and isinstance(node, dict):       # a scenario: Combat Patrol's or the hex game's
-        cond = s["if"].get("properties", {})
-        fits = all(isinstance(node.get(k), dict) and all(r in node[k] for r in v.get("required", []))
-                   for k, v in cond.items())
-        return _branch(s.get("then" if fits else "else", {}), node)
+    if "if" in s and isinstance(node, dict):   # a scenario: the hex game's, Combat Patrol's or another's
+        return _branch(s["then"] if _fits(s["if"], node) else s.get("else", {}), node)
     for key in ("oneOf", "anyOf"):
         if key in s:
             for b in s[key]:
@@ -74,8 +92,9 @@ def order_keys(node, s: dict, trail: tuple = ()) -> None:
         props = s.get("properties", {})
         if props:
             keys = list(node)
-            known = [k for k in props if k in node]
-            new = known + [k for k in keys if k not in props]
+            last = s.get("x-last", [])      # after a game's own keys (a step's expect)
+            known = [k for k in props if k in node and k not in last]
+            new = known + [k for k in keys if k not in props] + [k for k in last if k in node]
             if new != keys:
                 _reorder(node, keys, new, trail)
         for k in list(node):
@@ -245,6 +264,8 @@ def _flow_comments(text: str) -> list[tuple[int, int, str]]:
     [(0, 8, '# why')]
     """
     comments, spans, stack = [], [], []
+    if "#" not in text:
+        return []           # no comment at all: the text is not scanned again
     for tok in new_yaml().scan(text):
         name = type(tok).__name__
         where = (tok.start_mark.line, tok.start_mark.column)
@@ -256,7 +277,36 @@ def _flow_comments(text: str) -> list[tuple[int, int, str]]:
             stack.append(where)
         elif name in ("FlowSequenceEndToken", "FlowMappingEndToken") and stack:
             spans.append((stack.pop(), where))
-    return sorted({c for c in comments if any(a < c[:2] < b for a, b in spans)})
+    outer = _outermost(spans)
+    starts = [a for a, _ in outer]
+    return sorted({c for c in comments if _inside(c[:2], outer, starts)})
+
+
+def _outermost(spans: list) -> list:
+    """The spans of flow collections (``(start, end)``; they nest or stand apart) that no other
+    holds, in order.
+
+    >>> _outermost([((0, 6), (0, 8)), ((0, 4), (0, 9)), ((2, 0), (3, 1))])
+    [((0, 4), (0, 9)), ((2, 0), (3, 1))]
+    """
+    outer: list = []
+    for a, b in sorted(spans):
+        if not outer or a >= outer[-1][1]:
+            outer.append((a, b))
+    return outer
+
+
+def _inside(where: tuple[int, int], outer: list, starts: list) -> bool:
+    """Whether ``where`` lies strictly inside one of the ``outer`` spans (``starts``: theirs),
+    found by bisection: fmt of a file of thousands of flow comments compared each with every
+    collection of the file.
+
+    >>> outer = [((0, 4), (0, 9)), ((2, 0), (3, 1))]
+    >>> [_inside(w, outer, [a for a, _ in outer]) for w in [(0, 4), (0, 5), (1, 0), (2, 5), (3, 1)]]
+    [False, True, False, True, False]
+    """
+    i = bisect.bisect_left(starts, where) - 1
+    return i >= 0 and outer[i][0] < where < outer[i][1]
 
 
 def keep_flow_comments(tree, text: str) -> None:
@@ -296,11 +346,12 @@ def keep_flow_comments(tree, text: str) -> None:
     items.sort(key=lambda t: t[0])
     for node in {id(t[1]): t[1] for t in items}.values():
         node.ca.items.clear()  # ruamel's own (dropped on output) placement of these comments
+    places = [t[0] for t in items]
     for line, col, comment in comments:
-        before = [t for t in items if t[0] < (line, col)]
-        if not before:
+        n = bisect.bisect_left(places, (line, col))    # the items written before it
+        if not n:
             continue
-        _, node, key, ancestors = before[-1]
+        _, node, key, ancestors = items[n - 1]
         for n in ancestors:
             n.fa.set_block_style()
         node.yaml_add_eol_comment(comment, key)
@@ -331,11 +382,23 @@ def formatted(doc: Document) -> str:
     text = "\n".join(line.rstrip(" ") for line in out.getvalue().split("\n"))
     for candidate in (text, out.getvalue()):
         try:
-            if plain(new_yaml().load(candidate)) == before:
+            if _data(candidate) == before:
                 return candidate
         except Exception:  # noqa: BLE001 - any failure means: do not use this text
             continue
     raise FormatError(f"{doc.path}: formatting would change the data; file left as it is")
+
+
+def _data(text: str) -> Any:
+    """The data of ``text``, read again to compare: by the C parser where it is sure to read
+    it as ruamel does (:mod:`harmony.ccompose`, as ``harmony check`` reads), else by ruamel's
+    round-trip reader (pure Python: a second one took a third of fmt's time).
+
+    >>> _data("a: [1, yes]\\n# c\\n"), _data("a: &x 1\\nb: *x\\n")
+    ({'a': [1, 'yes']}, {'a': 1, 'b': 1})
+    """
+    tree = ccompose.compose(text)
+    return plain(tree if tree is not None else new_yaml().load(text))
 
 
 TEMP_PREFIX = ".harmony-fmt-"

@@ -48,6 +48,7 @@ Python, loaded only when it may run: :func:`trusting`), and the
 """
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import importlib
 import importlib.util
@@ -197,7 +198,8 @@ def _from_folder(root: Path, name: str) -> Game | None:
             game = getattr(sys.modules[modname], "GAME", None)
             if not isinstance(game, Game):
                 raise GameError(f"{path} defines no GAME (a harmony.game.Game)")
-            return game
+            # the folder's own code: its results are never remembered on disk (_remembered)
+            return game if game.origin else dataclasses.replace(game, origin=str(path))
     return None
 
 

@@ -6,13 +6,16 @@ of an invented game), a topic, a clause whose cells set a parameter and carry
 an example that runs on the rules engine, the parameters the engine reads for
 it, a glossary term and a scenario. It passes ``harmony check``, ``harmony fmt
 --check``, ``python3 -m pytest --harmony-rules DIR`` and ``harmony build`` as
-it is; the comments at the top of each file say what to change.
+it is; the comments at the top of each file say what to change. ``--starter dice``
+starts instead from a dice game's harmony (``harmony/starter_dice/``) that brings its
+own game module (``tumble.py``: see the authoring guide, "Your own game, step by step").
+Either writes a ``.gitignore`` for what the commands write (``build/``).
 
 >>> import tempfile
 >>> with tempfile.TemporaryDirectory() as tmp:
 ...     made = create(Path(tmp) / "my-rules")
 ...     [p.relative_to(Path(tmp)).as_posix() for p in made][:2]
-['my-rules/.github/workflows/harmony.yml', 'my-rules/glossary.yaml']
+['my-rules/.github/workflows/harmony.yml', 'my-rules/.gitignore']
 """
 from __future__ import annotations
 
@@ -20,25 +23,33 @@ import sys
 from pathlib import Path
 
 from . import outdir
-from .resources import starter
+from .resources import STARTERS, starter
 from .usage import UsageError
 
-SUFFIXES = (".yaml", ".yml")
+#: what a starter holds: its YAML files, a game module, hand-written pages, and the
+#: ``.gitignore`` that keeps the build's output out of the harmony's repository
+SUFFIXES = (".yaml", ".yml", ".py", ".rst")
+NAMES = (".gitignore",)
 
 
-def starter_files() -> list[Path]:
-    """The starter's files, relative to its folder, in path order.
+def starter_files(name: str = "hex") -> list[Path]:
+    """The files of starter ``name`` (:data:`harmony.resources.STARTERS`), relative to its
+    folder, in path order.
 
     >>> [p.as_posix() for p in starter_files()]  # doctest: +NORMALIZE_WHITESPACE
-    ['.github/workflows/harmony.yml', 'glossary.yaml', 'parameters.yaml',
+    ['.github/workflows/harmony.yml', '.gitignore', 'glossary.yaml', 'parameters.yaml',
      'scenarios/dispersed-spotter.yaml', 'sources.yaml', 'spotting.yaml', 'topics.yaml']
+    >>> [p.as_posix() for p in starter_files("dice")]  # doctest: +NORMALIZE_WHITESPACE
+    ['.github/workflows/harmony.yml', '.gitignore', 'glossary.yaml', 'parameters.yaml',
+     'scenarios/three-throws.yaml', 'scoring.yaml', 'sources.yaml', 'topics.yaml', 'tumble.py']
     """
-    root = starter()
+    root = starter(name)
     return sorted((p.relative_to(root) for p in root.rglob("*")
-                   if p.is_file() and p.suffix in SUFFIXES), key=lambda p: p.as_posix())
+                   if p.is_file() and (p.suffix in SUFFIXES or p.name in NAMES)
+                   and "__pycache__" not in p.parts), key=lambda p: p.as_posix())
 
 
-def create(dest: Path) -> list[Path]:
+def create(dest: Path, name: str = "hex") -> list[Path]:
     """Copy the starter into ``dest`` (created if missing); the files written, in path order.
 
     Refuses, with a :class:`~harmony.usage.UsageError`, a ``dest`` that is a
@@ -60,9 +71,9 @@ def create(dest: Path) -> list[Path]:
         raise UsageError(f"{dest} is not empty: harmony init starts a new folder "
                          "(give a new or empty one)")
     outdir.folder(dest, "new", "")
-    root = starter()
+    root = starter(name)
     written = []
-    for rel in starter_files():
+    for rel in starter_files(name):
         target = dest / rel
         with outdir.writing(target):
             target.parent.mkdir(parents=True, exist_ok=True)
@@ -73,12 +84,16 @@ def create(dest: Path) -> list[Path]:
 
 def init_args(p) -> None:
     p.add_argument("dir", metavar="DIR", help="the folder to create (new, or empty)")
+    p.add_argument("--starter", choices=sorted(STARTERS), default="hex",
+                   help="what to start from: hex, two editions of an invented hex wargame "
+                   "played by the built-in engine (the default); dice, two editions of an "
+                   "invented dice game with its own game module, tumble.py")
 
 
 def run_init(args) -> int:
     dest = Path(args.dir)
     try:
-        made = create(dest)
+        made = create(dest, args.starter)
     except outdir.WriteFailed as e:
         print(f"harmony init: error: {e}", file=sys.stderr)
         return 1

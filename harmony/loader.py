@@ -28,7 +28,7 @@ import re
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Iterator
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
@@ -715,8 +715,58 @@ def file_text(path: str) -> str:
         return ""
 
 
-_NAMED = re.compile(r"^[ \t]*(?:-[ \t]+)?\{?[ \t]*(?:id|key|name|term)[ \t]*:[ \t]*"
-                    r"['\"]?([^'\"#,{}\n]+?)['\"]?[ \t]*(?:[,}#]|$)", re.M)
+#: the start of a line that names an item (``id:``, ``key:``, ``name:``, ``term:``), up to its
+#: colon: blanks, a list dash and a brace are read one way only (written as two runs of blanks
+#: around an optional brace, a line of a million blanks took the expression hours)
+_NAMED_KEY = re.compile(r"^[ \t]*(?:-[ \t]+)?(?:\{[ \t]*)?(?:id|key|name|term)[ \t]*:", re.M)
+#: the value after the colon, as :func:`_named_value` reads it (by hand: ``[^...]+?`` before
+#: ``[ \t]*`` ran along every blank of a value once for each of them)
+_NAMED_VALUE = re.compile(r"[ \t]*['\"]?([^'\"#,{}\n]+?)['\"]?[ \t]*(?:[,}#]|$)")
+_VALUE_CHARS = re.compile(r"[^'\"#,{}\n]*")
+_BLANKS = re.compile(r"[ \t]*")
+
+
+def _past_blanks(line: str, at: int) -> int:
+    m = _BLANKS.match(line, at)
+    return m.end() if m else at
+
+
+def _named_value(line: str) -> str | None:
+    """What :data:`_NAMED_VALUE` captures at the start of ``line`` (the rest of a line after
+    ``id:``), or None, reading the line once.
+
+    >>> [_named_value(v) for v in (" PB, title: x", " 'Spotted unit'  # c", "  ,", " a  b  ", " [a]")]
+    ['PB', 'Spotted unit', ' ', 'a  b', '[a]']
+    """
+    n = len(line)
+    b = _past_blanks(line, 0)
+
+    def group(g: int) -> str | None:
+        if g >= n or line[g] in "'\"#,{}":
+            return None
+        m = _VALUE_CHARS.match(line, g)
+        e = m.end() if m else g
+        if e == n or line[e] in ",}#":
+            t = e
+            while t > g + 1 and line[t - 1] in " \t":
+                t -= 1
+            return line[g:t]
+        if line[e] in "'\"":
+            q = _past_blanks(line, e + 1)
+            if q == n or line[q] in ",}#":
+                return line[g:e]
+        return None
+
+    # in the order the expression tries: all the blanks and a quote, all the blanks, then one
+    # blank less (fewer blanks still end the value at the same place: the same answer)
+    if b < n and line[b] in "'\"":
+        found = group(b + 1)
+        if found is not None:
+            return found
+    found = group(b)
+    if found is not None or b == 0:
+        return found
+    return group(b - 1)
 
 
 def names_in_text(text: str) -> set[str]:
@@ -728,12 +778,27 @@ def names_in_text(text: str) -> set[str]:
     ...                      "  - term: spotted\\n    aliases:\\n      - spot  # verb\\n      - spotter\\n"))
     ['face down', 'invert', 'inverted', 'spot', 'spotted', 'spotter']
     """
-    return {m.group(1).strip().lower() if " " in m.group(1).strip() else m.group(1).strip()
-            for m in _NAMED.finditer(text)} | _aliases_in_text(text)
+    found = set()
+    for m in _NAMED_KEY.finditer(text):
+        end = text.find("\n", m.end())
+        value = _named_value(text[m.end():end if end >= 0 else len(text)])
+        if value is not None:
+            found.add(value.strip().lower() if " " in value.strip() else value.strip())
+    return found | _aliases_in_text(text)
 
 
-_ALIASES = re.compile(r"^[ \t]*(?:-[ \t]+)?\{?[ \t]*aliases[ \t]*:[ \t]*(.*)$", re.M)
+_ALIASES = re.compile(r"^[ \t]*(?:-[ \t]+)?(?:\{[ \t]*)?aliases[ \t]*:[ \t]*(.*)$", re.M)
 _ITEM = re.compile(r"^[ \t]*-[ \t]+(.*)$")
+
+
+def _lines_after(text: str, end: int) -> Iterator[str]:
+    """The lines after the one ending at ``end``, one at a time (the text is never split
+    whole: a block list of aliases is read only as far as it goes)."""
+    start = text.find("\n", end)
+    while start >= 0:
+        nxt = text.find("\n", start + 1)
+        yield text[start + 1:nxt if nxt >= 0 else len(text)]
+        start = nxt
 
 
 def _term_name(value: Any) -> str:
@@ -745,17 +810,28 @@ def _aliases_in_text(text: str) -> set[str]:
     """The glossary aliases written in a file's text (flow list, block list or one value)."""
     found: set[str] = set()
     bare = lambda v: _term_name(v.split(" #")[0].strip().strip("'\""))  # noqa: E731
+    read_to: set[int] = set()       # the ends of the flow lists read whole
+    close = -2                      # the first ']' at or after the last list's start (-1: none)
     for m in _ALIASES.finditer(text):
         rest = m.group(1).split(" #")[0].strip()
         if rest.startswith("["):
-            body = text[m.start(1) + m.group(1).index("["):]
-            inner = body[1:body.find("]")] if "]" in body else body[1:]
-            values = [v for line in inner.split("\n") for v in line.split(" #")[0].split(",")]
+            start = m.start(1) + m.group(1).index("[") + 1
+            if close == -2 or 0 <= close < start:   # else the one found before is still the first
+                close = text.find("]", start)
+            end = close if close >= 0 else len(text)
+            if end in read_to:
+                # begun inside a list read already, to the same end: its lines after the
+                # first are lines of that one
+                eol = text.find("\n", start, end)
+                end = eol if eol >= 0 else end
+            else:
+                read_to.add(end)
+            values = [v for line in text[start:end].split("\n") for v in line.split(" #")[0].split(",")]
         elif rest:
             values = [rest]
         else:
             values = []
-            for line in text[m.end():].split("\n")[1:]:
+            for line in _lines_after(text, m.end()):
                 item = _ITEM.match(line)
                 if not item:
                     if line.strip() and not line.strip().startswith("#"):

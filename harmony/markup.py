@@ -24,11 +24,18 @@ from typing import Any, Iterator
 
 from . import paramtypes
 
-MARK = re.compile(r"\[\[(?P<term>[^\]|]+?)(?:\|(?P<target>[^\]]+?))?\]\]"
-                  r"|\[\^(?P<fn>[a-z0-9][a-z0-9.-]*)\]"
-                  r"|\{\{\s*(?P<param>[a-z0-9][a-z0-9.-]*)\s*\}\}"
-                  r"|\{\{\s*table:(?P<table>[a-z0-9][a-z0-9.-]*/[a-z0-9][a-z0-9.-]*"
-                  r"/[a-z0-9][a-z0-9.-]*)\s*\}\}")
+#: every mark but a glossary link, tried where a mark starts: none of them reaches past the next
+#: ``[`` or ``{``, so trying them at every start reads the text once
+OTHER = re.compile(r"\[\^(?P<fn>[a-z0-9][a-z0-9.-]*)\]"
+                   r"|\{\{\s*(?P<param>[a-z0-9][a-z0-9.-]*)\s*\}\}"
+                   r"|\{\{\s*table:(?P<table>[a-z0-9][a-z0-9.-]*/[a-z0-9][a-z0-9.-]*"
+                   r"/[a-z0-9][a-z0-9.-]*)\s*\}\}")
+#: where a mark may start
+START = re.compile(r"\[\[|\[\^|\{\{")
+#: the marks as one expression, the definition :func:`iter_marks` follows (it reads glossary links
+#: by hand: this expression's ``[^\]|]+?`` runs past every ``[[`` to the next ``]`` or ``|``, so
+#: 20,000 ``[[`` and no ``]]`` took it minutes)
+MARK = re.compile(r"\[\[(?P<term>[^\]|]+?)(?:\|(?P<target>[^\]]+?))?\]\]|" + OTHER.pattern)
 
 
 @dataclass(frozen=True)
@@ -44,12 +51,65 @@ def marks(text: str | None) -> list[Mark]:
     return list(iter_marks(text or ""))
 
 
+class _Next:
+    """The first index at or after ``i`` of a character of ``chars`` in ``text`` (-1 for none),
+    remembering the last answer: asked at positions that never go back, the text is read once."""
+
+    def __init__(self, text: str, chars: str):
+        self.text, self.pattern = text, re.compile("[" + re.escape(chars) + "]")
+        self.asked, self.found = -1, -1
+
+    def __call__(self, i: int) -> int:
+        if not (self.asked <= i and (self.found == -1 or self.found >= i)) or self.asked < 0:
+            m = self.pattern.search(self.text, i)
+            self.asked, self.found = i, m.start() if m else -1
+        return self.found
+
+
+def _link(text: str, i: int, stop, close) -> tuple[str, str | None, int] | None:
+    """The glossary link ``[[term]]`` or ``[[shown|term]]`` starting at ``i`` as :data:`MARK`
+    reads it (its words, the target, its end), or None. The words stop at the first ``]`` or
+    ``|``; a target, at the first ``]``; each must be followed by ``]]``."""
+    k = stop(i + 2)
+    if k <= i + 2:
+        return None
+    if text[k] == "]":
+        return (text[i + 2:k], None, k + 2) if text.startswith("]", k + 1) else None
+    m = close(k + 1)
+    if m > k + 1 and text.startswith("]", m + 1):
+        return text[i + 2:k], text[k + 1:m], m + 2
+    return None
+
+
 def iter_marks(text: str) -> Iterator[Mark]:
-    for m in MARK.finditer(text):
-        if m.group("term"):
-            target = (m.group("target") or m.group("term")).strip()
-            yield Mark("term", target, m.group("term").strip(), m.start(), m.end())
-        elif m.group("fn"):
+    """The marks of ``text`` in order, as :data:`MARK` finds them, in one pass over the text
+    (never a second look past the next mark's start, whatever the text holds).
+
+    >>> [(m.kind, m.target, m.shown) for m in iter_marks("[[a [b|c]] [[x]]] [[ [[y]] {{ z }}")]
+    [('term', 'c', 'a [b'), ('term', 'x', 'x'), ('term', '[[y', '[[y'), ('param', 'z', 'z')]
+    """
+    stop, close = _Next(text, "]|"), _Next(text, "]")
+    pos = 0
+    while True:
+        start = START.search(text, pos)
+        if start is None:
+            return
+        i = start.start()
+        if text.startswith("[[", i):
+            link = _link(text, i, stop, close)
+            if link is not None:
+                words, target, end = link
+                yield Mark("term", (target or words).strip(), words.strip(), i, end)
+                pos = end
+            else:
+                pos = i + 1
+            continue
+        m = OTHER.match(text, i)
+        if m is None:
+            pos = i + 1
+            continue
+        pos = m.end()
+        if m.group("fn"):
             yield Mark("footnote", m.group("fn"), m.group("fn"), m.start(), m.end())
         elif m.group("table"):
             yield Mark("table", m.group("table"), m.group("table"), m.start(), m.end())

@@ -73,6 +73,34 @@ class Source(Located):
 
 
 @dataclass
+class Identity(Located):
+    """Who a harmony is (the top-level ``harmony:`` mapping, beside ``sources:``): its site's
+    title and subtitle, its authors, copyright, the address the site is published at, its
+    repository and the language of its pages. Every page, card and ``harmony --help`` names
+    the harmony from here; a harmony that has none is a plain "Rules harmony".
+
+    >>> Identity(title="Dice").copyright_line
+    'the Dice authors'
+    >>> Identity(title="Dice", authors=["Ann", "Bo"]).copyright_line
+    'Ann, Bo'
+    """
+
+    title: str = "Rules harmony"
+    subtitle: str | None = None
+    authors: list[str] = field(default_factory=list)
+    copyright: str | None = None
+    url: str | None = None
+    repository: str | None = None
+    language: str = "en"
+
+    @property
+    def copyright_line(self) -> str:
+        """What the site's footer says after the copyright sign."""
+        return self.copyright or (", ".join(self.authors) if self.authors
+                                  else f"the {self.title} authors")
+
+
+@dataclass
 class Aspect(Located):
     id: str = ""
     title: str = ""
@@ -475,6 +503,10 @@ class Model:
     #: the game of the harmony's rulebooks (the top-level ``game:``; :mod:`harmony.game`)
     game: str | None = None
     game_pos: Pos | None = None
+    #: who the harmony is (the top-level ``harmony:``); :class:`Identity` defaults without one
+    identity: Identity = field(default_factory=Identity)
+    #: a second ``harmony:`` mapping, read after the first (``harmony check`` reports it)
+    identity_again: Identity | None = None
     #: objects whose id repeated one already read: (kind, first, duplicate)
     duplicates: list[tuple[str, Located, Located]] = field(default_factory=list)
 
@@ -687,6 +719,12 @@ def add_document(model: Model, tree, file: str) -> None:
     for node in tree.get("comparisons") or []:
         comparison = build_comparison(node, file)
         put("comparison", model.comparisons, comparison.id, comparison)
+    who = tree.get("harmony")
+    if isinstance(who, dict):
+        if model.identity.node is None:
+            model.identity = _fields(Identity, who, file)
+        elif model.identity_again is None:
+            model.identity_again = _fields(Identity, who, file)
     game = tree.get("game")
     if isinstance(game, str) and model.game is None:
         model.game, model.game_pos = game, node_pos(file, tree, ("game",))

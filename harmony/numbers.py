@@ -88,10 +88,29 @@ def _prev_word(text: str, i: int) -> str:
     return words[-1].lower().rstrip(".") if words else ""
 
 
+#: the blanks (and dashes) before the next word; a word's first letters, as many as any list
+#: of words here could hold (a longer word is in none of them)
+_BLANKS = re.compile(r"[ \t\n]*")
+_BLANKS_DASHES = re.compile(r"[ \t\n\-]*")
+_WORD_HEAD = re.compile(r"[A-Za-z][A-Za-z'\-]{0,40}")
+
+
+def _past(blanks: re.Pattern, text: str, i: int) -> int:
+    """Where the run of ``blanks`` (an expression that also matches nothing) at ``i`` ends."""
+    m = blanks.match(text, i)
+    return m.end() if m else i
+
+
 def _next_word(text: str, i: int) -> str:
-    m = WORD.match(text[i:].lstrip(" \t\n-"))
-    rest = text[i:].lstrip(" \t\n")
-    if rest.startswith('"') or rest.startswith("\u2033"):
+    """The word after ``i`` (past blanks and dashes), lower case; ``inches`` for a ``"``.
+    Only its first 41 letters are read: no word this module looks for is longer.
+
+    >>> _next_word("one - Hexes away", 3), _next_word('6" away', 1), _next_word("one", 3)
+    ('hexes', 'inches', '')
+    """
+    m = _WORD_HEAD.match(text, _past(_BLANKS_DASHES, text, i))
+    after = _past(_BLANKS, text, i)
+    if text.startswith('"', after) or text.startswith("\u2033", after):
         return "inches"
     return m.group(0).lower() if m else ""
 
@@ -101,14 +120,17 @@ ONCE_AFTER = {"per", "each", "every", "during", "in", "only", "more", "again", "
 TIME_WORDS = {"phase", "turn", "game", "segment", "move", "player"}
 
 
+#: a number that ends its sentence, clause or text
+_ENDS = re.compile(r"\s*(?:[.,;:!?)]|$)")
+
+
 def _counted_once(text: str, n: "Number") -> bool:
     """Whether "once" is a count ("once per phase") rather than "at once" or "once it has"."""
     if _prev_word(text, n.start) == "at":
         return False
-    rest = text[n.end:]
-    if re.match(r"\s*(?:[.,;:!?)]|$)", rest):
+    if _ENDS.match(text, n.end):
         return True
-    words = [w.lower() for w in WORD.findall(rest[:40])]
+    words = [w.lower() for w in WORD.findall(text[n.end:n.end + 40])]
     if not words:
         return True
     if words[0] in ("a", "an"):
@@ -132,8 +154,8 @@ def _raw(text: str) -> list[Number]:
             body = tok.lstrip("+-\u2212").rstrip("%")
             if len(body) > 100:
                 continue  # no rule's number, and more digits than Python turns into one
-            if re.search(r"[.:\-]", body):
-                continue  # v0.1, 7.12, 2013-04-05, 3-1
+            if re.search(r"[.:\-]", body) or body.count("/") > 1:
+                continue  # v0.1, 7.12, 2013-04-05, 3-1, 2013/04/05
             if "/" in body:
                 num, den = body.split("/")
                 if int(den) == 0:
@@ -173,6 +195,27 @@ def _gap(text: str, a: Number, b: Number, allowed: str = r"[ \t\n\-]*") -> bool:
     return re.fullmatch(allowed, text[a.end:b.start]) is not None
 
 
+#: a word written before a part, read backwards: "a" or "an" at the end of the text before it
+_ARTICLE = re.compile(r"\b(an?)\Z", re.IGNORECASE)
+
+
+def _article(text: str, i: int) -> int | None:
+    """Where "a" or "an" starts, when only blanks and dashes stand between it and ``i``
+    (``a half``, ``an eighth``), else None. The text before ``i`` is read back to the last
+    word only, never from its start.
+
+    >>> _article("fire at a  half", 11), _article("fire at An-half", 11), _article("area half", 5)
+    (8, 8, None)
+    """
+    j = i
+    while j > 0 and text[j - 1] in " \t\n-":
+        j -= 1
+    if j == i:
+        return None
+    m = _ARTICLE.search(text, max(0, j - 3), j)
+    return m.start(1) if m else None
+
+
 def numbers_in(text: str | None) -> list[Number]:
     """The rule values written in ``text``, in order (see the module doc)."""
     text = text or ""
@@ -195,14 +238,13 @@ def numbers_in(text: str | None) -> list[Number]:
             # "half" alone; "third", "quarter"... only after a numerator ("a third", "two thirds")
             den = n.value.denominator
             prev = raw[i - 1] if i > 0 else None
-            article = re.search(r"\b(an?)[ \t\n\-]+$", text[:n.start], re.IGNORECASE)
+            article = _article(text, n.start)
             if prev is not None and prev.kind == "count" and prev.text.lower() in NUMERATORS \
                     and _gap(text, prev, n):
                 out.append(Number("fraction", Fraction(int(prev.value), den),
                                   text[prev.start:n.end], prev.start, n.end))
-            elif article:
-                out.append(Number("fraction", Fraction(1, den), text[article.start(1):n.end],
-                                  article.start(1), n.end))
+            elif article is not None:
+                out.append(Number("fraction", Fraction(1, den), text[article:n.end], article, n.end))
             elif den == 2 or (den == 4 and _next_word(text, n.end) == "of"):
                 out.append(Number("fraction", Fraction(1, den), n.text, n.start, n.end))
             i += 1
@@ -213,7 +255,7 @@ def numbers_in(text: str | None) -> list[Number]:
             continue
         if n.kind == "count" and n.text.lower() == "one":
             if _prev_word(text, n.start) in PRONOUN_BEFORE or _next_word(text, n.end) in PRONOUN_AFTER \
-                    or re.match(r"\s*(?:[.,;:!?)]|$)", text[n.end:]):
+                    or _ENDS.match(text, n.end):
                 i += 1  # "no one", "one of", "the spotted one."
                 continue
         if n.kind == "count" and n.text.lower() == "once" and not _counted_once(text, n):

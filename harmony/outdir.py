@@ -17,7 +17,9 @@ harmony itself wrote, so it never deletes or overwrites a file of yours:
 
 Whatever it holds, a folder that is or contains ``/``, your home folder, a git
 checkout (a folder with ``.git`` in it) or the rules folder, and any path inside
-a ``.git`` folder or inside the rules folder, is refused. A refusal is a
+a ``.git`` folder or inside the rules folder, is refused, but for the rules folder's
+``build/`` (:data:`BUILD`: where ``build`` and ``cards`` write by default when run in
+a harmony's own folder, which ``harmony init``'s ``.gitignore`` keeps out of git). A refusal is a
 :class:`Refused` (a usage error: one line naming the path and why, exit 2),
 raised before anything is written.
 
@@ -98,6 +100,10 @@ def _within(inner: Path, outer: Path) -> bool:
     return inner == outer or outer in inner.parents
 
 
+#: the folder of a rules folder that harmony may write into (its build output)
+BUILD = "build"
+
+
 def real(path: str | os.PathLike) -> Path:
     """The absolute path with every symbolic link followed (as a write would follow them)."""
     return Path(os.path.realpath(os.path.abspath(path)))
@@ -138,7 +144,7 @@ def protected(path: str | os.PathLike, rules: str | os.PathLike | None = None) -
     if r is not None:
         if _within(r, p):
             return ("it is the rules folder" if p == r else f"it contains the rules folder {r}")
-        if _within(p, r):
+        if _within(p, r) and not _within(p, r / BUILD):
             return f"it is inside the rules folder {r}"
     return None
 

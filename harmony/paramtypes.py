@@ -48,18 +48,42 @@ def _one_of(values: Sequence[str]) -> str:
 
 # ------------------------------------------------------------------ checks
 
+def _found(value: Any) -> str:
+    """A value as a message quotes it: on one line, and short (a value of a million characters
+    or a number of thousands of digits is named by its size).
+
+    >>> _found("+1"), _found(1.5), _found(["A"] * 50)
+    ("'+1'", '1.5', "['A', 'A', 'A', 'A', 'A', 'A', 'A', 'A', 'A', 'A', 'A', 'A',...")
+    >>> _found("x" * 500)
+    "'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx...' (500 characters)"
+    >>> _found(7 ** 70), _found(7 ** 6000)
+    ('a number of 60 digits', 'a number of about 5071 digits')
+    """
+    if _whole(value) and abs(value) >= 10 ** 59:
+        if abs(value) < 10 ** 4000:
+            return f"a number of {len(str(abs(value)))} digits"
+        return f"a number of about {int(abs(value).bit_length() * 0.30103) + 1} digits"
+    if isinstance(value, str) and len(value) > 60:
+        return repr(value[:40])[:-1] + f"...{repr(value[:40])[-1]} ({len(value)} characters)"
+    try:
+        shown = repr(value)
+    except ValueError:          # holds a number of more digits than Python prints
+        return f"a {type(value).__name__} holding a number of thousands of digits"
+    return shown if len(shown) <= 80 else shown[:60] + "..."
+
+
 def _bool_error(value: Any, values: Sequence[str]) -> str | None:
-    return None if isinstance(value, bool) else f"expected true or false, found {value!r}"
+    return None if isinstance(value, bool) else f"expected true or false, found {_found(value)}"
 
 
 def _count_error(value: Any, values: Sequence[str]) -> str | None:
     if _whole(value) and value >= 0:
         return None
-    return f"expected a count (a whole number, 0 or more), found {value!r}"
+    return f"expected a count (a whole number, 0 or more), found {_found(value)}"
 
 
 def _modifier_error(value: Any, values: Sequence[str]) -> str | None:
-    return None if _whole(value) else f"expected a whole number such as 1, 0 or -1, found {value!r}"
+    return None if _whole(value) else f"expected a whole number such as 1, 0 or -1, found {_found(value)}"
 
 
 def _fraction_error(value: Any, values: Sequence[str]) -> str | None:
@@ -69,7 +93,7 @@ def _fraction_error(value: Any, values: Sequence[str]) -> str | None:
         return None
     if isinstance(value, str) and FRACTION.match(value) and int(value.split("/")[1]) != 0:
         return None
-    return f"expected a fraction such as '1/2' (or a whole number), found {value!r}"
+    return f"expected a fraction such as '1/2' (or a whole number), found {_found(value)}"
 
 
 def _enum_error(value: Any, values: Sequence[str]) -> str | None:
@@ -77,17 +101,17 @@ def _enum_error(value: Any, values: Sequence[str]) -> str | None:
         return None
     if isinstance(value, str) and value in values:
         return None
-    return f"{value!r} is not one of: {_one_of(values)}"
+    return f"{_found(value)} is not one of: {_one_of(values)}"
 
 
 def _list_error(value: Any, values: Sequence[str]) -> str | None:
     if value is None:
         return None
     if not isinstance(value, list):
-        return f"expected a list, found {value!r}"
+        return f"expected a list, found {_found(value)}"
     for item in value:
         if not isinstance(item, str) or (values and item not in values):
-            return f"{item!r} is not one of: {_one_of(values)}"
+            return f"{_found(item)} is not one of: {_one_of(values)}"
     return None
 
 
@@ -328,6 +352,28 @@ def param_error(param: Any, value: Any) -> str | None:
     "'c' is not one of: a, b"
     """
     return type_error(param.type, value, getattr(param, "values", None))
+
+
+def wrong_values(parameters: Mapping[str, Any], values: Mapping[str, Any]) -> dict[str, str]:
+    """The values that do not fit their parameter's declared type, by parameter name, each
+    with :func:`param_error`'s reason; values of parameters not in ``parameters`` are not
+    judged. The engine computes with these values, so a scenario is never played under a
+    ruleset holding one (``harmony check`` reports each at its place in the file).
+
+    >>> from types import SimpleNamespace as P
+    >>> params = {"drm": P(type="modifier", values=None), "share": P(type="fraction", values=None)}
+    >>> wrong_values(params, {"drm": "+1", "share": "1/2", "other": "x"})
+    {'drm': "expected a whole number such as 1, 0 or -1, found '+1'"}
+    >>> wrong_values(params, {"drm": -1, "share": Fraction(1, 3)})
+    {}
+    """
+    out = {}
+    for name, value in values.items():
+        param = parameters.get(name)
+        problem = param_error(param, value) if param is not None else None
+        if problem:
+            out[name] = problem
+    return out
 
 
 def coerce(type_name: str | None, value: Any) -> Any:

@@ -66,9 +66,19 @@ def site_sources() -> Path:
     return _shipped("sitesrc")
 
 
-def starter() -> Path:
-    """The files ``harmony init`` copies: a minimal rules folder (always inside the package)."""
-    return package_dir() / "starter"
+#: The starters ``harmony init --starter NAME`` copies: name -> folder of the package.
+STARTERS = {"hex": "starter", "dice": "starter_dice"}
+
+
+def starter(name: str = "hex") -> Path:
+    """The files ``harmony init`` copies: a minimal rules folder (always inside the package):
+    the hex wargame's (``hex``, the default) or a dice game's with its own game module
+    (``dice``).
+
+    >>> (starter("dice") / "tumble.py").is_file()
+    True
+    """
+    return package_dir() / STARTERS[name]
 
 
 def schema_file() -> Path:

@@ -44,6 +44,7 @@ from fractions import Fraction
 from typing import Any, Iterable
 
 from . import paramtypes
+from .diagnostics import Pos
 from .model import Cell, Model
 
 #: statuses whose cells apply only when their option is on
@@ -284,3 +285,20 @@ def ruleset_for(model: Model, name: str) -> Ruleset:
     if name not in cache:
         cache[name] = Ruleset.from_model(model, name)
     return cache[name]
+
+
+def wrong_settings(model: Model, rs: Ruleset) -> list[tuple[Setting, Pos, str]]:
+    """The settings of ``rs`` whose value does not fit its parameter's type (text where a
+    number belongs...), each with where the value is written and why it does not fit
+    (:func:`harmony.paramtypes.wrong_values`); ``harmony check`` reports each at that place,
+    and no game plays a scenario under ``rs``."""
+    values = {n: s.value for n, s in rs.settings.items() if not s.unset}
+    out = []
+    for pname, why in sorted(paramtypes.wrong_values(model.parameters, values).items()):
+        s = rs.settings[pname]
+        if s.set_by_cell and s.at is not None:
+            pos = s.at.pos("params", pname)
+        else:
+            pos = model.parameters[pname].pos("default")
+        out.append((s, pos, why))
+    return out

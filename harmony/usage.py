@@ -38,12 +38,63 @@ class UsageError(Exception):
 
 
 def default_rules_data() -> Path:
-    """The shipped rules_data when running from a checkout, else ./rules_data (an installed
-    package ships no rules of its own: ``harmony init`` starts a folder)."""
+    """The rules a command reads when given no path: the harmony in the current folder
+    (:func:`harmony_here`), else the shipped rules_data when running from a checkout, else
+    ./rules_data (an installed package ships no rules of its own: ``harmony init`` starts
+    a folder, and the error names the folder looked for)."""
     from .resources import checkout_root
     top = checkout_root()
-    return top / "rules_data" if top is not None and (top / "rules_data").is_dir() \
-        else Path("rules_data")
+    shipped = top / "rules_data" if top is not None and (top / "rules_data").is_dir() else None
+    here = harmony_here()
+    if here is not None and (shipped is None or here.resolve() != shipped.resolve()):
+        return here
+    return shipped if shipped is not None else Path("rules_data")
+
+
+def harmony_here(folder: Path | None = None) -> Path | None:
+    """The harmony in ``folder`` (default: the current one): the folder itself when one of
+    its own YAML files has a top-level ``sources:``, else its ``rules_data/`` when that
+    has; None when neither has. Only the files' text is scanned, nothing is parsed.
+
+    >>> harmony_here(default_rules_data()) == default_rules_data()
+    True
+    >>> harmony_here(Path(default_rules_data()) / "scenarios") is None
+    True
+    """
+    here = Path(".") if folder is None else folder
+    for candidate in (here, here / "rules_data"):
+        try:
+            own = sorted(p for p in candidate.iterdir() if p.suffix in YAML_SUFFIXES and p.is_file())
+        except OSError:
+            continue
+        if any(_mentions_sources(p) for p in own):
+            return candidate
+    return None
+
+
+def harmony_title(root: Path) -> str | None:
+    """The title of the harmony in ``root`` (its ``harmony:`` mapping's ``title``), read
+    from the top-level files that have a ``harmony:`` key; None when it has none or the
+    file does not read.
+
+    >>> harmony_title(default_rules_data())
+    'PanzerBlitz rules harmony'
+    """
+    for p in sorted(root.iterdir()) if root.is_dir() else [root]:
+        if p.suffix not in YAML_SUFFIXES or not p.is_file():
+            continue
+        try:
+            with open(p, "rb") as f:
+                if not _HARMONY_KEY.search(f.read(MAX_BYTES + 1)):
+                    continue
+        except OSError:
+            continue
+        tree = read_checked(p)[0].tree
+        who = tree.get("harmony") if isinstance(tree, dict) else None
+        title = who.get("title") if isinstance(who, dict) else None
+        if isinstance(title, str) and title.strip():
+            return " ".join(title.split())
+    return None
 
 
 @dataclass(frozen=True)
@@ -121,6 +172,10 @@ def rules_arg(value: str | Path | None, *, folder: bool = False) -> Rules:
 
 #: a top-level ``sources:`` key, found without parsing (a mapping key at column 0)
 _SOURCES_KEY = re.compile(rb"^(?:\{[ \t]*)?[\"']?sources[\"']?[ \t]*:", re.M)
+
+
+#: a top-level ``harmony:`` key (the harmony's identity), found the same way
+_HARMONY_KEY = re.compile(rb"^(?:\{[ \t]*)?[\"']?harmony[\"']?[ \t]*:", re.M)
 
 
 def _mentions_sources(path: Path) -> bool:

@@ -1,9 +1,12 @@
 # Sphinx configuration of the harmony site, built by `harmony build`
 # (harmony.site.build stages the generated pages beside the hand-written ones).
-# Everything here is fixed so the same rules_data gives the same bytes.
-project = "PanzerBlitz rules harmony"
-author = "the harmony contributors"
-copyright = "the harmony contributors"
+# Everything here is fixed so the same rules_data gives the same bytes. It names no
+# harmony: the title, authors, copyright, language and address come from the harmony's
+# own `harmony:` metadata, which harmony.site.build passes as configuration overrides
+# (harmony.site.generate.conf_overrides); the values below are only their defaults.
+project = "Rules harmony"
+author = "the harmony's authors"
+copyright = "the harmony's authors"
 version = release = ""
 extensions = ["harmony.site"]
 root_doc = "index"
@@ -23,7 +26,7 @@ html_theme_options = {
     "show_powered_by": False,
     "show_relbars": True,
 }
-html_title = "PanzerBlitz rules harmony"
+html_title = "Rules harmony"
 html_static_path = ["_static"]
 html_css_files = ["harmony.css"]
 html_js_files = ["harmony.js"]

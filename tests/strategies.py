@@ -188,6 +188,41 @@ keys = st.one_of(texts, st.integers(-10, 10 ** 30), st.booleans(), st.none(),
                  st.floats(allow_nan=False), st.dates())
 
 
+# ---------------------------------------------------------------- parameter values, as written
+
+def _flow_string(s: str) -> str:
+    """``s`` as a single-quoted YAML scalar (one line: ``s`` has no line break)."""
+    return "'" + s.replace("'", "''") + "'"
+
+
+#: text where a value of some type belongs, as an editor might write it (unquoted)
+PARAM_WORDS = ["+1", "-1", "+0", "half", "a half", "1/0", "0/0", "1/2", "-1/2", "2/1", "3/2",
+               "1/" + "0" * 120, "9" * 99 + "/7", "0.5", "1e3", "none", "None", "entering",
+               "whole-move", "yes", "no", "on", "off", "A", "C(I)", "Q", "x", "0x10", "0o7",
+               "12:30", "1_000", "2001-01-01", "2002-02-30", "1" * 101, "-" + "9" * 99]
+#: one scalar of every YAML type, written on one line in flow style
+param_scalars = st.one_of(
+    st.sampled_from(PARAM_WORDS),
+    st.integers(-(10 ** 6), 10 ** 6).map(str),
+    st.integers(10 ** 59, 10 ** 99).map(str),
+    st.floats(allow_nan=False, allow_infinity=False).map(repr).filter(lambda t: "e" in t or "." in t),
+    st.sampled_from([".nan", ".NaN", ".inf", "-.inf", "+.inf", "1.5e300", "-0.0"]),
+    st.sampled_from(["true", "false", "True", "FALSE", "null", "~", "Null"]),
+    st.text(st.characters(exclude_categories=["Cs", "Cc", "Cn", "Co", "Zl", "Zp"],
+                          exclude_characters="\ufeff"),
+            max_size=12).map(_flow_string),
+    st.sampled_from(["x" * 5000, "7" * 5000, "1/" + "7" * 5000]).map(_flow_string),
+)
+#: a parameter value of any YAML type (scalar, list, mapping), as flow YAML on one line
+param_values = st.one_of(
+    param_scalars,
+    st.lists(param_scalars, max_size=3).map(lambda xs: "[" + ", ".join(xs) + "]"),
+    st.lists(st.sampled_from(["A", "C", "C(I)", "H", "Q", "1", "true"]), max_size=4,
+             unique=True).map(lambda xs: "[" + ", ".join(xs) + "]"),
+    st.sampled_from(["{}", "{a: 1}", "{A: [C]}", "[[A]]", "[{}]"]),
+)
+
+
 # ---------------------------------------------------------------- breaking
 
 def _places(node: Any, path: tuple = ()) -> list[tuple]:
@@ -288,7 +323,7 @@ def broken_folders(draw, base: st.SearchStrategy | None = None) -> tuple[dict[st
         data = files[name]
         places = _places(data)
         kind = draw(st.sampled_from(["value", "raw-value", "key", "raw-key", "delete", "duplicate",
-                                     "parameter", "parameter",
+                                     "parameter", "parameter", "param-value", "param-value",
                                      "reference", "nest", "reorder", "move-section",
                                      "duplicate-section", "top-level", "versions"]))
         if kind == "versions":  # version names become page names
@@ -300,6 +335,15 @@ def broken_folders(draw, base: st.SearchStrategy | None = None) -> tuple[dict[st
             continue
         if not places and kind not in ("top-level", "move-section"):
             kind = "top-level"
+        if kind == "param-value":  # a cell's parameter (or a default) given a value of any type
+            chosen = [p for p in places if len(p) >= 2 and p[-2] == "params"
+                      or p and p[-1] == "default"]
+            if not chosen:
+                continue
+            path = draw(st.sampled_from(chosen))
+            _get(data, path[:-1])[path[-1]] = Raw(draw(param_values))
+            done.append(f"param-value {name}:{path}")
+            continue
         if kind == "parameter":  # the values the engine and the checks compute with
             chosen = [p for p in places if any(k in TYPED for k in p if isinstance(k, str))]
             if not chosen:

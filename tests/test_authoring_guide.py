@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
-GUIDE = (ROOT / "site" / "authoring.rst").read_text(encoding="utf-8")
+GUIDE = (ROOT / "rules_data" / "pages" / "authoring.rst").read_text(encoding="utf-8")
 SCHEMA = json.loads((ROOT / "harmony" / "schema" / "harmony.schema.json").read_text(encoding="utf-8"))
 #: defined on their own pages
 ELSEWHERE = {"scenario", "cp-scenario"}

@@ -32,7 +32,7 @@ def started(tmp_path_factory) -> Path:
     work = tmp_path_factory.mktemp("init")
     res = run("harmony", "init", "my-harmony", cwd=work)
     assert res.returncode == 0, res.stderr
-    assert "created my-harmony (7 files" in res.stdout    # 6 of rules, 1 CI workflow
+    assert "created my-harmony (8 files" in res.stdout    # 6 of rules, 1 CI workflow, .gitignore
     return work / "my-harmony"
 
 

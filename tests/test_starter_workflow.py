@@ -80,7 +80,7 @@ def test_its_check_pytest_and_build_steps_pass_on_the_starter(workflow, started,
                   if s.get("uses", "").startswith("actions/upload-pages-artifact@"))
     assert upload["with"]["path"] == "${{ runner.temp }}/site"     # what the build wrote
     assert sorted(p.name for p in started.iterdir()) == [
-        ".github", "glossary.yaml", "parameters.yaml", "scenarios", "sources.yaml",
+        ".github", ".gitignore", "glossary.yaml", "parameters.yaml", "scenarios", "sources.yaml",
         "spotting.yaml", "topics.yaml"]                               # nothing written in it
 
 

@@ -11,11 +11,14 @@ their ``.pth`` files, so an editable install of harmony in them is not reachable
 from __future__ import annotations
 
 import os
+import re
 import shutil
+import signal
 import site
 import subprocess
 import sys
 import sysconfig
+import urllib.request
 import venv
 import zipfile
 from importlib import metadata
@@ -111,6 +114,12 @@ def test_the_wheel_holds_the_code_templates_site_sources_schema_and_starter(whee
     starter = {p.relative_to(ROOT).as_posix() for p in (ROOT / "harmony" / "starter").rglob("*.y*ml")}
     assert "harmony/starter/.github/workflows/harmony.yml" in starter      # the CI workflow
     assert starter and starter <= names
+    from harmony.init import starter_files
+    from harmony.resources import STARTERS
+    for name, folder in STARTERS.items():       # every file init copies, .gitignore and game module too
+        shipped = {f"harmony/{folder}/{p.as_posix()}" for p in starter_files(name)}
+        assert f"harmony/{folder}/.gitignore" in shipped and shipped <= names, name
+    assert "harmony/starter_dice/tumble.py" in names
     assert not {n for n in names if n.startswith(("tests/", "rules_data/", "templates/", "site/"))}
 
 
@@ -185,3 +194,75 @@ def test_a_plain_pytest_runs_a_harmony_from_the_wheel_by_path_or_from_inside(env
         res = sh(env["python"], "-m", "pytest", "-q", "-p", "no:cacheprovider", *args, cwd=cwd,
                  env=env["env"])
         assert "3 passed" in res.stdout, res.stdout
+
+
+#: the shipped harmony's words, none of which a new harmony's output may hold
+SHIPPED_WORDS = ("PanzerBlitz", "Panzer Leader", "Arab-Israeli", "Combat Patrol", "PanzerBitz")
+
+
+def test_a_dice_harmony_from_the_wheel_works_in_its_own_folder(env, tmp_path):
+    """``harmony init --starter dice`` from the wheel, outside any checkout, at the top of a
+    git repository: in that folder every command finds the harmony with no path, writes
+    where its user expects (``build/``, which the starter's ``.gitignore`` keeps out of
+    git), and says nothing of a checkout the user does not have."""
+    work = env["work"] / "own-game"
+    work.mkdir()
+    harmony = env["bin"] / "harmony"
+    said: list[str] = []
+
+    def run(*args, cwd: Path) -> subprocess.CompletedProcess:
+        res = sh(*args, cwd=cwd, env=env["env"])
+        said.append(res.stdout + res.stderr)
+        return res
+
+    run(harmony, "init", "tumble", "--starter", "dice", cwd=work)
+    repo = work / "tumble"
+    git = ["git", "-c", "user.email=t@example.org", "-c", "user.name=t"]
+    sh("git", "init", "-q", cwd=repo)
+    sh(*git, "add", "-A", cwd=repo)
+    sh(*git, "commit", "-qm", "start", cwd=repo)
+    assert "In this folder: Tumble scoring harmony" in " ".join(run(harmony, "--help", cwd=repo).stdout.split())
+    assert run(harmony, "check", cwd=repo).stdout.startswith("0 errors, 0 warnings in 6 files")
+    assert "6 passed" in run(env["python"], "-m", "pytest", "-q", "-p", "no:cacheprovider", cwd=repo).stdout
+    run(harmony, "build", cwd=repo)
+    page = (repo / "build" / "site" / "examples" / "three-throws.html").read_text("utf-8")
+    assert "hm-outcomes" in page and "<strong>45</strong>" in page and "<strong>30</strong>" in page
+    run(harmony, "cards", cwd=repo)
+    assert (repo / "build" / "cards.pdf").read_bytes().startswith(b"%PDF")
+    assert sh("git", "status", "--porcelain", cwd=repo).stdout == ""      # build/ is ignored
+    scoring = repo / "scoring.yaml"
+    scoring.write_text(scoring.read_text("utf-8").replace("params: {score.pair-bonus: 5}",
+                                                          "params: {score.pair-bonus: 4}"), "utf-8")
+    sh(*git, "commit", "-qam", "a smaller pair bonus", cwd=repo)
+    assert "score.pair-bonus" in run(harmony, "diff", "HEAD~1", "HEAD", cwd=repo).stdout
+    errors = tmp_path / "serve.err"
+    with open(errors, "w+", encoding="utf-8") as err:
+        proc = subprocess.Popen([str(harmony), "serve", "--port", "0"], cwd=repo, env=env["env"],
+                                stdout=subprocess.PIPE, stderr=err, text=True)
+        try:
+            url, lines = None, []
+            while url is None:
+                line = proc.stdout.readline() if proc.stdout else ""
+                if not line and proc.poll() is not None:
+                    break
+                lines.append(line)
+                found = re.search(r"serving (http://127\.0\.0\.1:\d+/)", line)
+                url = found.group(1) if found else None
+            assert url, "".join(lines) + errors.read_text("utf-8")
+            with urllib.request.urlopen(url, timeout=30) as r:
+                assert "Tumble scoring harmony" in r.read().decode("utf-8")
+        finally:
+            proc.send_signal(signal.SIGINT)
+            out, _ = proc.communicate(timeout=60)
+        said.append("".join(lines) + out + errors.read_text("utf-8"))
+    # the hex starter's build too: without Pyodide it says how to get it, not "npm ci" in a checkout
+    run(harmony, "init", "hexrules", cwd=work)
+    run(harmony, "build", "hexrules", "--out", "hexsite", cwd=work)
+    text = "\n".join(said)
+    assert "checkout" not in text and "npm ci" not in text, text
+    assert str(ROOT) not in text
+    for built in (repo / "build" / "site", work / "hexsite"):
+        for p in built.rglob("*"):
+            if p.is_file() and p.suffix in (".html", ".js", ".css", ".txt"):
+                body = p.read_text("utf-8", "ignore")
+                assert not [w for w in SHIPPED_WORDS if w in body], p

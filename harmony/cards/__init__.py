@@ -28,6 +28,16 @@ class CardOverflow(Exception):
         super().__init__(f"{len(problems)} card(s) do not fit a {size} card")
 
 
+def cards_title(model: Model) -> str:
+    """The title of the cards' page and PDF: the harmony's own (its ``harmony:`` title).
+
+    >>> from harmony.model import Identity
+    >>> cards_title(Model(identity=Identity(title="Dice")))
+    'Dice: rule cards'
+    """
+    return f"{model.identity.title}: rule cards"
+
+
 def render_html(model: Model, rules: list[str] | None = None, size: str = "poker", *,
                 paper: str = "a4", bleed: float = 0.0, crop_marks: bool = False,
                 backs: bool = False, site_url: str | None = None,
@@ -44,7 +54,7 @@ def render_html(model: Model, rules: list[str] | None = None, size: str = "poker
     fonts = [r.font or im.card.font_steps[-1] for r in results]
     bad = {i for i, r in enumerate(results) if not r.fits}
     return imposed_html(cards, fonts, im, crop_marks=crop_marks, backs=backs, screen=True,
-                        overflowing=bad)
+                        overflowing=bad, title=cards_title(model))
 
 
 def pdf_html(model: Model, rules: list[str] | None = None, size: str = "poker", *,
@@ -62,7 +72,8 @@ def pdf_html(model: Model, rules: list[str] | None = None, size: str = "poker", 
     if bad:
         raise CardOverflow(bad, size)
     fonts = [r.font for r in results if r.font is not None]   # all of them: every card fits
-    html = imposed_html(cards, fonts, im, crop_marks=crop_marks, backs=backs)
+    html = imposed_html(cards, fonts, im, crop_marks=crop_marks, backs=backs,
+                        title=cards_title(model))
     return (html, cards, fonts) if with_fonts else (html, cards)
 
 

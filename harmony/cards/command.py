@@ -31,7 +31,7 @@ DEFAULT_DPI = 300.0
 
 def cards_args(p) -> None:
     p.add_argument("path", nargs="?", help="a rules_data folder or one YAML file "
-                   "(default: the shipped rules_data)")
+                   "(default: the harmony in the current folder, else ./rules_data)")
     p.add_argument("--rules", action="append", metavar="KEY[,KEY...]",
                    help="the rulesets to print, a set each, in this order; repeat the option "
                    "or separate keys with commas, e.g. --rules PB,PL "
@@ -54,7 +54,8 @@ def cards_args(p) -> None:
                    "flipped on the long edge")
     p.add_argument("--site-url", metavar="URL",
                    help=f"base of the site, so each card links to its rule in full (default: "
-                   f"${SITE_URL_ENV}; without either the links are relative to the site root)")
+                   f"${SITE_URL_ENV}, else the url: of the harmony's harmony: metadata; without any "
+                   "the links are relative to the site root)")
     p.add_argument("--out", default=DEFAULT_OUT, metavar="FILE",
                    help=f"the PDF to write (default {DEFAULT_OUT}): a new file, or cards harmony "
                    "wrote; any other file is refused")
@@ -240,6 +241,8 @@ def run_cards(args) -> int:
         unknown = [k for k in rules if k not in model.sources]
         if unknown:
             raise UsageError(f"unknown ruleset {', '.join(unknown)} (known: {', '.join(model.sources)})")
+    if site_url is None:        # the address the harmony says its site is published at
+        site_url = model.identity.url
     deck = rules if rules is not None else default_deck(model)
     start = time.perf_counter()
     try:

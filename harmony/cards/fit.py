@@ -44,6 +44,7 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from .. import paramtypes
 from ..diagnostics import Pos, Report
 from ..model import Model
 from .collect import CardView, collect
@@ -484,8 +485,11 @@ def card_pos(card: CardView, result: Fit | None = None) -> Pos:
 
 
 def check_cards(model: Model, report: Report) -> None:
-    """``harmony check``: every card of every ruleset must fit a poker card."""
-    cards = collect(model, list(model.sources))
+    """``harmony check``: every card of every ruleset must fit a poker card (but for the cards
+    of cells holding a parameter value of the wrong type: check reports the value, and the
+    card cannot be judged until it is right)."""
+    cards = [c for c in collect(model, list(model.sources))
+             if c.cell is None or not paramtypes.wrong_values(model.parameters, c.cell.params)]
     if not cards:
         return
     try:

@@ -7,6 +7,7 @@ repository).
 from __future__ import annotations
 
 import json
+import os
 import sys
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from .plain import jsonable
 from .revisions import RULES_DIR, Side, find_repo, folder_side, revision_side
 from .rst import changes_rst
 from .text import to_text
+from ..usage import harmony_here
 
 
 def diff_args(p):
@@ -27,8 +29,9 @@ def diff_args(p):
     p.add_argument("--format", choices=("text", "json", "rst", "markdown"), default="text",
                    help="text (word diffs as [-old-]{+new+}), json, rst (a 'what changed' page) "
                    "or markdown (the changed rulings and clauses, to post on a pull request)")
-    p.add_argument("--rules-dir", default=RULES_DIR,
-                   help=f"the folder read at a git revision (default {RULES_DIR})")
+    p.add_argument("--rules-dir", default=None,
+                   help="the folder read at a git revision (default: the harmony in the current "
+                   f"folder, where it is in the repository, '.' at its top; else {RULES_DIR})")
     p.add_argument("--no-rulings", action="store_true",
                    help="skip the behavioural diff (running the scenarios)")
 
@@ -37,8 +40,22 @@ def _open(spec: str, args, folders: list[Path]) -> Side:
     """One side as the user named it: a folder (the one place a folder side is read), else a
     revision of the git repository holding the other side's folder or the current folder."""
     if Path(spec).exists():
-        return folder_side(spec, args.rules_dir)
-    return revision_side(spec, args.rules_dir, find_repo(spec, folders))
+        return folder_side(spec, args.rules_dir or RULES_DIR)
+    repo = find_repo(spec, folders)
+    return revision_side(spec, _rules_dir(args.rules_dir, repo), repo)
+
+
+def _rules_dir(given: str | None, repo: Path) -> str:
+    """``--rules-dir``, else the harmony in the current folder (:func:`harmony_here`) as a
+    path inside ``repo`` (``.`` for a harmony at the top of its repository), else rules_data."""
+    if given is not None:
+        return given
+    here = harmony_here()
+    if here is not None:
+        inside = Path(os.path.relpath(here.resolve(), repo.resolve())).as_posix()
+        if not inside.startswith(".."):
+            return inside
+    return RULES_DIR
 
 
 def _write(text: str) -> None:

@@ -37,6 +37,8 @@ def word_diff(old: str | None, new: str | None) -> list[Piece]:
     [('equal', 'fire at'), ('delete', '+1'), ('insert', '+2')]
     """
     a, b = words(old), words(new)
+    if len(a) * len(b) > MATCHED_PAIRS:
+        return _around(a, b)
     out: list[Piece] = []
     sm = difflib.SequenceMatcher(None, a, b, autojunk=False)
     for op, i1, i2, j1, j2 in sm.get_opcodes():
@@ -48,6 +50,29 @@ def word_diff(old: str | None, new: str | None) -> list[Piece]:
         if op in ("insert", "replace"):
             out.append(("insert", " ".join(b[j1:j2])))
     return out
+
+
+#: past this many pairs of words (old by new), texts are compared by :func:`_around`: difflib's
+#: matcher takes time that grows with the square of the words and more on texts that repeat
+#: them (20 KB of words in the other order took a second, a megabyte would take hours)
+MATCHED_PAIRS = 4_000_000
+
+
+def _around(a: list[str], b: list[str]) -> list[Piece]:
+    """The words both texts begin and end with kept, the rest removed and added whole.
+
+    >>> _around("a b c d".split(), "a x d".split())
+    [('equal', 'a'), ('delete', 'b c'), ('insert', 'x'), ('equal', 'd')]
+    """
+    head = 0
+    while head < min(len(a), len(b)) and a[head] == b[head]:
+        head += 1
+    tail = 0
+    while tail < min(len(a), len(b)) - head and a[-1 - tail] == b[-1 - tail]:
+        tail += 1
+    pieces = [("equal", a[:head]), ("delete", a[head:len(a) - tail]),
+              ("insert", b[head:len(b) - tail]), ("equal", a[len(a) - tail:])]
+    return [(op, " ".join(ws)) for op, ws in pieces if ws]
 
 
 def render(pieces: list[Piece]) -> str:

@@ -135,9 +135,11 @@ def write_pdf_if_changed(pdf: dict, out: Path, cache: Path) -> bool:
     return changed
 
 
-def sphinx_warnings(text: str, staged: Path, site_dir: Path) -> list[str]:
+def sphinx_warnings(text: str, staged: Path, site_dir: Path,
+                    pages: dict[str, Path] | None = None) -> list[str]:
     """Sphinx's warnings, one per entry, with staged copies of hand-written pages named by
-    their real path (``site/authoring.rst:95: WARNING: ...``)."""
+    their real path (``rules_data/pages/authoring.rst:95: WARNING: ...``; ``pages``: each
+    hand-written page by its staged name, :func:`generate.hand_pages`, else ``site_dir``'s)."""
     entries: list[str] = []
     for line in text.splitlines():
         if not line.strip():
@@ -151,8 +153,9 @@ def sphinx_warnings(text: str, staged: Path, site_dir: Path) -> list[str]:
     for e in entries:
         if e.startswith(prefix):
             rel = e[len(prefix):].split(":", 1)[0]
-            if "/" not in rel and (site_dir / rel).is_file():
-                e = str(site_dir / rel) + e[len(prefix) + len(rel):]
+            real = pages.get(rel) if pages is not None else (site_dir / rel)
+            if "/" not in rel and real is not None and real.is_file():
+                e = str(real) + e[len(prefix) + len(rel):]
         out.append(e)
     return out
 
@@ -353,7 +356,7 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
             shutil.rmtree(cache / sub, ignore_errors=True)
     extras = generate.extra_pages(model)
     files = generate.pages(model, site_dir, extras, trust)
-    staged = generate.stage(files, cache / "src", site_dir)
+    staged = generate.stage(files, cache / "src", site_dir, model)
     _touch_changed(cache / "src", cache / "src-hashes.json")
     generated = time.perf_counter()
     nocolor()
@@ -362,7 +365,7 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
     mark.write_text("a build started and did not finish\n", encoding="utf-8")
     with patch_docutils(site_dir), docutils_namespace(), _default_collection():
         app = Sphinx(str(cache / "src"), str(site_dir), str(html), str(cache / "doctrees"), "html",
-                     confoverrides={}, status=status, warning=warnings, freshenv=False,
+                     confoverrides=generate.conf_overrides(model), status=status, warning=warnings, freshenv=False,
                      keep_going=True)
         app.connect("html-page-context", lambda _a, pagename, *_r: result.written.append(pagename))
         app.connect("env-before-read-docs", lambda _a, _e, docnames: result.read.extend(sorted(docnames)))
@@ -390,7 +393,8 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
     _write_manifest(cache / "src", cache / "src-hashes.json")
     mark.unlink()
     publish(html, out)
-    result.warnings = sphinx_warnings(warnings.getvalue(), cache / "src", site_dir)
+    result.warnings = sphinx_warnings(warnings.getvalue(), cache / "src", site_dir,
+                                      generate.hand_pages(model, site_dir))
     result.seconds = time.perf_counter() - start
     result.phases = {"load and check": checked - start, "generate": generated - checked,
                      "sphinx": built - generated, "extras": time.perf_counter() - built}

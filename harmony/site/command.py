@@ -11,7 +11,8 @@ DEFAULT_OUT = Path("build") / "site"
 
 
 def _site_args(p):
-    p.add_argument("path", nargs="?", help="a rules_data folder (default: the shipped rules_data)")
+    p.add_argument("path", nargs="?", help="a rules_data folder (default: the harmony in the "
+                   "current folder, else ./rules_data)")
     p.add_argument("--out", default=str(DEFAULT_OUT),
                    help="output folder (default: build/site under the current folder): a new or "
                         "empty folder, or a site harmony built; any other folder is refused")

@@ -51,6 +51,14 @@ HOME = "/harmony"
 #: the one line a build without Pyodide prints, and the page's advice
 HOW_TO_BUNDLE = ("run `npm ci` at the top of the checkout (or set HARMONY_PYODIDE to an "
                  "unpacked pyodide npm package) and build again")
+#: the same, said to a harmony installed from its wheel, which has no checkout
+HOW_TO_BUNDLE_INSTALLED = ("set HARMONY_PYODIDE to an unpacked pyodide npm package (`npm install "
+                           "pyodide` makes one in node_modules/pyodide) and build again")
+
+
+def how_to_bundle() -> str:
+    """How to get Pyodide for the explorer: from a checkout, or from an installed wheel."""
+    return HOW_TO_BUNDLE if resources.checkout_root() is not None else HOW_TO_BUNDLE_INSTALLED
 #: the files of the pyodide npm package the bundle needs
 NEEDED = ("pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json",
           "package.json")
@@ -342,12 +350,18 @@ def plan(model: Model, rules: str | os.PathLike, env: Mapping[str, str] | None =
     ...     print(plan(load(rules)[0], rules, {"HARMONY_PYODIDE": odd}).note)  # doctest: +ELLIPSIS
     the explorer is not bundled (/... lacks pyodide.js, ...: not an unpacked pyodide npm package): run `npm ci` ...
     """
+    try:
+        explores = game.game_for(model).explorer is not None
+    except game.GameError:
+        explores = False
+    if not explores:
+        return Bundle({}, "the harmony's game offers no ruling explorer: none bundled")
     pyodide = find_pyodide(env)
     if pyodide is None:
-        return Bundle({}, f"the explorer is not bundled (no Pyodide found): {HOW_TO_BUNDLE}")
+        return Bundle({}, f"the explorer is not bundled (no Pyodide found): {how_to_bundle()}")
     try:
         files = bundle_files(pyodide, model, rules, cache)
     except BundleError as e:
-        return Bundle({}, f"the explorer is not bundled ({e}): {HOW_TO_BUNDLE}")
+        return Bundle({}, f"the explorer is not bundled ({e}): {how_to_bundle()}")
     size = sum(len(d) for d in files.values())
     return Bundle(files, f"the explorer bundles Pyodide from {pyodide} ({size / 1e6:.1f} MB)")

@@ -123,6 +123,7 @@ def scenario_view(model: Model, sid: str) -> dict:
             "rulesets": rulesets, "steps": drawn.get("steps", []), "names": drawn.get("names", {})}
     view["figures"] = drawn.get("figures", [])
     view["referee_boards"] = bool(drawn.get("referee_boards"))
+    view["legend"] = drawn.get("legend")   # how to read its figures (the hex game's by default)
     view["matrix"] = outcome_matrix(model, result)
     # the explorer page is at the site's root: relative to this page
     view["explorer"] = ("../" * doc.count("/") + played_by.explorer.link_of(model, sid)
@@ -232,11 +233,18 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None,
     comparisons = [comparison_view(model, c) for _, c in sorted(model.comparisons.items())]
     for t in topics:    # a topic page links to each comparison quoting one of its rows
         t["comparisons"] = quoting(comparisons, {r["id"] for r in t["rows"]})
-    hand = sorted(p.stem for p in site_dir.glob("*.rst") if p.stem not in ("index",))
+    own = hand_pages(model, site_dir)
+    hand = sorted({name[:-4] for name in own if name != "index.rst"} | {"sources"})
+    bases = sorted({base.title for k in views.revisions(model)
+                    if (base := model.sources.get(model.sources[k].base or "")) is not None})
     ctx = {"topics": topics, "revisions": revisions, "scenarios": scenarios, "sources": sources,
            "extras": extras, "hand_pages": hand, "comparisons": comparisons,
-           "changes": [name[:-4] for name in changes]}
+           "changes": [name[:-4] for name in changes], "harmony": identity_view(model),
+           "bases": bases}
     out.update(changes)
+    for name in ("index", "sources"):       # the harmony's own, else the generator's
+        if f"{name}.rst" not in own:
+            out[f"{name}.rst"] = env.get_template(f"{name}.rst.j2").render(**ctx)
     for t in topics:
         out[f"{t['doc']}.rst"] = env.get_template("topic.rst.j2").render(topic=t, **ctx)
     for r in revisions:
@@ -312,8 +320,79 @@ def digest(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def stage(files: dict[str, str], dest: Path, site_dir: Path = SITE) -> Staged:
-    """Write ``files`` and the hand-written ``site/*.rst`` pages into ``dest``.
+# ------------------------------------------------------------------ identity
+#: The folder of a rules folder that holds the harmony's own hand-written pages.
+PAGES = "pages"
+#: The generator's pages of the hex wargame's explorer and scenario format, staged only
+#: for a harmony whose game offers the explorer.
+EXPLORER_PAGES = ("explorer.rst", "scenarios.rst")
+
+
+def identity_view(model: Model) -> dict:
+    """Who the harmony is (:class:`harmony.model.Identity`), for the templates.
+
+    >>> from harmony.model import Identity
+    >>> identity_view(Model(identity=Identity(title="Dice", authors=["Ann"])))["copyright"]
+    'Ann'
+    """
+    who = model.identity
+    return {"title": who.title, "subtitle": who.subtitle, "authors": list(who.authors),
+            "copyright": who.copyright_line, "url": who.url, "repository": who.repository,
+            "language": who.language}
+
+
+def conf_overrides(model: Model) -> dict[str, str]:
+    """What the harmony's identity sets in the site's ``conf.py`` (Sphinx's configuration
+    overrides): the generic ``site/conf.py`` names no harmony.
+
+    >>> from harmony.model import Identity
+    >>> conf_overrides(Model(identity=Identity(title="Dice", url="https://x.org/dice")))
+    ... # doctest: +NORMALIZE_WHITESPACE
+    {'project': 'Dice', 'html_title': 'Dice', 'author': 'the Dice authors',
+     'copyright': 'the Dice authors', 'language': 'en', 'html_search_language': 'en',
+     'html_baseurl': 'https://x.org/dice/'}
+    """
+    who = model.identity
+    out = {"project": who.title, "html_title": who.title,
+           "author": ", ".join(who.authors) or who.copyright_line,
+           "copyright": who.copyright_line, "language": who.language,
+           "html_search_language": who.language.split("_")[0]}
+    if who.url:
+        out["html_baseurl"] = who.url.rstrip("/") + "/"
+    return out
+
+
+def pages_folder(model: Model) -> Path | None:
+    """The harmony's own hand-written pages (``pages/`` in its rules folder), if any."""
+    if not model.root:
+        return None
+    root = Path(model.root)
+    folder = (root if root.is_dir() else root.parent) / PAGES
+    return folder if folder.is_dir() else None
+
+
+def hand_pages(model: Model, site_dir: Path = SITE) -> dict[str, Path]:
+    """The hand-written pages a site stages, by file name: the generator's ``site/*.rst``
+    (:data:`EXPLORER_PAGES` only when the harmony's game offers an explorer), then the
+    harmony's own ``pages/*.rst``, a page of which replaces the generator's of that name
+    (a harmony without ``pages/index.rst`` gets the front page of ``index.rst.j2``)."""
+    out: dict[str, Path] = {}
+    try:
+        explores = game.game_for(model).explorer is not None
+    except game.GameError:
+        explores = False
+    for p in sorted(site_dir.glob("*.rst")):
+        if p.name not in EXPLORER_PAGES or explores:
+            out[p.name] = p
+    own = pages_folder(model)
+    for p in sorted(own.glob("*.rst")) if own is not None else []:
+        out[p.name] = p
+    return out
+
+
+def stage(files: dict[str, str], dest: Path, site_dir: Path = SITE,
+          model: Model | None = None) -> Staged:
+    """Write ``files`` and the hand-written pages (:func:`hand_pages`) into ``dest``.
 
     A file is written only when its bytes differ from what is there (content
     hashes, not times), so Sphinx's incremental build re-reads just the pages
@@ -321,8 +400,9 @@ def stage(files: dict[str, str], dest: Path, site_dir: Path = SITE) -> Staged:
     """
     dest.mkdir(parents=True, exist_ok=True)
     wanted: dict[str, bytes] = {rel: text_only(text).encode("utf-8") for rel, text in files.items()}
-    for p in sorted(site_dir.glob("*.rst")):
-        wanted[p.name] = p.read_bytes()
+    for name, p in hand_pages(model or Model(), site_dir).items():
+        if name not in wanted:
+            wanted[name] = p.read_bytes()
     res = Staged()
     for rel in sorted(wanted):
         path = dest / rel

@@ -43,14 +43,24 @@ from . import generate
 from .build import BuildError, build_site
 
 
+#: what of a rules folder a build reads: its YAML files, its own pages and its game module
+WATCHED = (".yaml", ".yml", ".rst", ".py")
+
+
 def watched_files(rules: Path) -> list[Path]:
-    roots = [rules, generate.SITE, generate.TEMPLATES]
+    """The files a change to which rebuilds the site: the generator's site sources and
+    templates, and the rules folder's files a build reads (:data:`WATCHED`), not those
+    of its hidden folders (``.git``, the build cache) nor of a ``build`` folder in it (the
+    site being served, when ``harmony serve`` runs inside the harmony's folder)."""
     files: list[Path] = []
-    for root in roots:
-        if root.is_file():
-            files.append(root)
-        elif root.is_dir():
-            files += [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    for root in (generate.SITE, generate.TEMPLATES):
+        files += [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
+    if rules.is_file():
+        files.append(rules)
+    elif rules.is_dir():
+        files += [p for p in rules.rglob("*") if p.suffix in WATCHED and p.is_file()
+                  and not any(part.startswith(".") or part in ("__pycache__", "build")
+                              for part in p.relative_to(rules).parts[:-1])]
     return sorted(set(files))
 
 

@@ -1012,8 +1012,9 @@
     if (e && e.message === "unbundled") {
       root.setAttribute("data-unbundled", "true");
       status("The explorer is not bundled in this build of the site: Pyodide was not found when it was built. " +
-             "To bundle it, run `npm ci` at the top of the harmony checkout (or set HARMONY_PYODIDE to an " +
-             "unpacked pyodide npm package) and run `harmony build` again.", true);
+             "To bundle it, set HARMONY_PYODIDE to an unpacked pyodide npm package (`npm install pyodide` " +
+             "makes one in node_modules/pyodide; a harmony source tree gets it with `npm ci`) and run " +
+             "`harmony build` again.", true);
     } else {
       root.setAttribute("data-failed", "true");
       status("The explorer could not start: " + (e && e.message || e), true);

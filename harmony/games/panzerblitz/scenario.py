@@ -44,7 +44,7 @@ from .los import has_los
 from harmony.model import Model, Scenario
 from .barriers import rule_on
 from .referee import Intent, OrderError, Referee
-from harmony.ruleset import RulesetError, ruleset_for
+from harmony.ruleset import Ruleset, RulesetError, ruleset_for, wrong_settings
 from harmony.rulings import Ruling, Why
 from .steps import (Ask, CanFire, Dispersal, End, Expectation, Face, Fire, Interdiction, Los,
                     Markers, Move, OpFire, Orders, ParsedSteps, Spotted, Step, Stop, Unloaded,
@@ -141,6 +141,8 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
     result.snapshots[name] = snaps
     try:
         rs = ruleset_for(model, name)
+        if _wrong_values(model, sc, name, rs, parsed, result):
+            return
         start = data["start"]
         game = Game.from_data(rs, data["map"], data["units"], start["side"], start["phase"],
                               start.get("turn", 1))
@@ -203,6 +205,23 @@ def _play(model: Model, sc: Scenario, parsed: ParsedSteps, name: str, result: Sc
                                             "scenario-step"))
         snap["log"] = game.log[log_start:]
         snaps.append(snap)
+
+
+def _wrong_values(model: Model, sc: Scenario, name: str, rs: Ruleset, parsed: ParsedSteps,
+                  result: ScenarioResult) -> bool:
+    """Refuse to play ``sc`` under a ruleset holding a value of the wrong type (the engine
+    would compute with it): one ``scenario-parameter`` error, and every question unanswered."""
+    wrong = wrong_settings(model, rs)
+    if not wrong:
+        return False
+    listed = "; ".join(f"'{s.name}' at {pos}: {why}" for s, pos, why in wrong)
+    result.errors.append(Diagnostic(sc.pos("rulesets"), "error", f"scenario {sc.id}, {name}: not "
+                                    f"played, since the ruleset holds values of the wrong type: {listed}",
+                                    "scenario-parameter"))
+    for step in parsed.steps:
+        for exp in step.expect:
+            _row(result, name, step, exp, None, "not played: a parameter value of the wrong type")
+    return True
 
 
 def _at(pos: Pos, call, *args):
@@ -480,6 +499,12 @@ def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
     """
     d = sc.data
     err = lambda pos, msg, code: report.error(pos, f"scenario {sc.id}: {msg}", code)  # noqa: E731
+    lacking = [k for k in ("map", "units", "start") if k not in d]
+    if lacking:     # the schema read it as another game's scenario (harmony.game)
+        err(sc.pos(), f"lacks {', '.join(lacking)}: a scenario of the hex wargame has a map, "
+            "units and a start (the scenario format: scenarios.rst of the site)",
+            "schema-required")
+        return
     try:
         hexmap = HexMap.from_data(d["map"])
     except MapError as e:
