@@ -499,3 +499,16 @@ def test_the_site_shows_each_cp_scenario_in_its_outcome_matrix(model, sid):
     cells = [c for row in view["matrix"]["rows"] for c in row["cells"]]
     assert cells and all(c["ok"] and c["reasons"] for c in cells if not c.get("missing"))
     assert not view["matrix"]["errors"]
+
+
+def test_a_parameter_of_the_wrong_type_is_not_played_with(tmp_path):
+    import shutil
+    folder = tmp_path / "rules"
+    shutil.copytree(RULES, folder)
+    path = folder / "combat-patrol-body-armour.yaml"
+    path.write_text(path.read_text().replace("params: {cp.armour-by-location: true}",
+                                             "params: {cp.armour-by-location: '+0'}"))
+    result = game.run_scenario(load(folder)[0], "cp-body-armour")
+    [err] = result.errors
+    assert err.code == "scenario-parameter" and "'cp.armour-by-location'" in err.message
+    assert result.rulings and all(r.actual is None and not r.ok for r in result.rulings)

@@ -18,7 +18,7 @@ from typing import Any
 from harmony.diagnostics import Diagnostic, Report
 from harmony.game import RulingRow, ScenarioResult
 from harmony.model import Model, Scenario
-from harmony.ruleset import RulesetError, ruleset_for
+from harmony.ruleset import RulesetError, ruleset_for, wrong_settings
 from harmony.rulings import Ruling
 
 from .bodyarmour import BodyArmour
@@ -259,6 +259,22 @@ def _play(model: Model, sc: Scenario, setup: Setup, name: str, result: ScenarioR
     except RulesetError as e:
         result.errors.append(Diagnostic(sc.pos("rulesets"), "error", f"scenario {sc.id}, {name}: {e}",
                                         "scenario-setup"))
+        return
+    wrong = wrong_settings(model, rules)
+    if wrong:       # the game would compute with it: not played (check reports the value)
+        listed = "; ".join(f"'{st.name}' at {pos}: {why}" for st, pos, why in wrong)
+        result.errors.append(Diagnostic(sc.pos("rulesets"), "error", f"scenario {sc.id}, {name}: "
+                                        "not played, since the ruleset holds values of the wrong "
+                                        f"type: {listed}", "scenario-parameter"))
+        for i, step in enumerate(sc.data.get("steps") or []):
+            for j, exp in enumerate(step.get("expect") or []):
+                expected = (exp.get("rulings") or {}).get(name)
+                if isinstance(expected, dict):
+                    result.rulings.append(RulingRow(
+                        i, exp["question"], name, expected.get("value"), None,
+                        [str(c) for c in expected.get("because") or []], [], False,
+                        sc.pos("steps", i, "expect", j, "rulings", name),
+                        "not played: a parameter value of the wrong type", exp["ask"]))
         return
     cp = CombatPatrol(model)
     night = Night(rules, cp, setup.table, setup.moon)
