@@ -34,12 +34,29 @@ from .outdir import no_space
 from .schema import resolve as _resolve, schema, validate_items
 
 
+def _fits(cond: dict, node) -> bool:
+    """Whether ``node`` meets a schema ``if`` as the scenario's branches write them: keys
+    ``required``, ``anyOf`` alternatives, and ``properties`` that must meet their own.
+
+    >>> _fits({"required": ["map"], "properties": {"map": {"required": ["inches"]}}}, {"map": {"inches": 1}})
+    True
+    >>> _fits({"anyOf": [{"required": ["units"]}, {"required": ["start"]}]}, {"map": {}})
+    False
+    """
+    if not isinstance(node, dict):
+        return False
+    if not all(k in node for k in cond.get("required", [])):
+        return False
+    if "anyOf" in cond and not any(_fits(c, node) for c in cond["anyOf"]):
+        return False
+    return all(k not in node or _fits(v, node[k]) for k, v in cond.get("properties", {}).items()
+               if isinstance(v, dict) and ("required" in v or "properties" in v or "anyOf" in v))
+
+
 def _branch(s: dict, node) -> dict:
     s = _resolve(s)
-    if "if" in s and isinstance(node, dict):   # a hex scenario, or another game's
-        cond = s["if"].get("anyOf", [s["if"]])
-        hit = any(all(k in node for k in c.get("required", [])) for c in cond)
-        return _branch(s["then"] if hit else s.get("else", {}), node)
+    if "if" in s and isinstance(node, dict):   # a scenario: the hex game's, Combat Patrol's or another's
+        return _branch(s["then"] if _fits(s["if"], node) else s.get("else", {}), node)
     for key in ("oneOf", "anyOf"):
         if key in s:
             for b in s[key]:

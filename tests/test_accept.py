@@ -15,7 +15,7 @@ import pytest
 
 from harmony.cli import main
 from harmony.loader import load
-from harmony.games.panzerblitz.scenario import run_scenario
+from harmony.game import run_scenario
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rules_data"

@@ -9,7 +9,7 @@ ROOT = Path(__file__).resolve().parent.parent
 GUIDE = (ROOT / "rules_data" / "pages" / "authoring.rst").read_text(encoding="utf-8")
 SCHEMA = json.loads((ROOT / "harmony" / "schema" / "harmony.schema.json").read_text(encoding="utf-8"))
 #: defined on their own pages
-ELSEWHERE = {"scenario"}
+ELSEWHERE = {"scenario", "cp-scenario"}
 
 
 def object_defs():

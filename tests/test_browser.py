@@ -344,7 +344,10 @@ def test_hex_letters_are_never_under_a_counter(page, base_url, model, shots):
       return out;
     }"""
     labelled = 0
+    from harmony import game
     for sid in sorted(model.scenarios):
+        if game.scenario_game(model, model.scenarios[sid]).name != "panzerblitz":
+            continue        # a Combat Patrol scenario draws no board
         page.goto(f"{base_url}examples/{sid}.html")
         labelled += page.locator("text.hm-hex-label").count()
         assert page.evaluate(overlap) == [], sid

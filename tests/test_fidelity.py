@@ -161,7 +161,10 @@ def test_every_refusal_and_ruling_of_the_shipped_scenarios_names_a_clause(shippe
 
     monkeypatch.setattr(EngineError, "__init__", recording)
     rows = []
+    from harmony import game
     for sid in sorted(shipped.scenarios):
+        if game.scenario_game(shipped, shipped.scenarios[sid]).name != "panzerblitz":
+            continue        # the hex engine's refusals: a Combat Patrol scenario is not its
         result = run_scenario(shipped, sid)
         rows += result.rulings
     state = ("where", "dispersal", "face", "los", "markers")

@@ -177,7 +177,10 @@ def test_a_scenario_is_played_by_the_first_of_its_games_that_plays():
     model, _ = load(ROOT / "rules_data")
     sc = Scenario(id="s", data={"rulesets": ["CP", "PB"], "steps": []})
     report = Report()
-    game.check_envelope(model, sc, report)      # the calculator plays no scenario: no warning
+    calculator = game.Game(name="calculator", namespace=lambda m: {})   # plays no scenario
+    model.__dict__.setdefault("_games", {})["calculator"] = calculator
+    model.sources["CP"].game = "calculator"
+    game.check_envelope(model, sc, report)      # a game that plays no scenario: no warning
     assert report.diagnostics == [] and game.scenario_game(model, sc).name == "panzerblitz"
     other = game.Game(name="other", namespace=lambda m: {}, play=lambda m, sid, rs: None)
     model.__dict__["_games"]["other"] = other

@@ -79,7 +79,10 @@ def test_same_state_same_bytes_and_no_raw_text():
 def test_the_shipped_scenarios_draw_a_figure_per_step(shipped_model):
     model = shipped_model
     assert model.scenarios
+    from harmony import game
     for sc in model.scenarios.values():
+        if game.scenario_game(model, sc).name != "panzerblitz":
+            continue        # a Combat Patrol scenario (a table in inches) draws no board
         figs = scenario_figures(sc)
         moves = [s for s in sc.data.get("steps") or [] if s.get("move") or s.get("fire")]
         assert len(figs) == 1 + len(moves)
