@@ -112,3 +112,18 @@ def test_interdiction_draws_no_line_from_the_firer(model):
                 if att.interdiction:
                     st = next(s for s in states(sc) if s.get("step") == step.index + 1)
                     assert [where[att.interdiction], str(att.at)] not in st["los"], sid
+
+
+def test_a_page_with_no_diagram_has_no_diagrams_section_or_key(model, site):
+    """A scenario its game does not draw (Combat Patrol's, on a table in inches) has no
+    'Diagrams' heading and no key to counters it does not show; a drawn one has both."""
+    from harmony import game
+    undrawn = [sid for sid, sc in sorted(model.scenarios.items())
+               if game.scenario_game(model, sc).name != "panzerblitz"]
+    assert undrawn
+    for sid in undrawn:
+        body = page(site, sid)
+        assert "Outcome under every ruleset" in body
+        assert "Reading the diagrams" not in body and ">Diagrams<" not in body, sid
+    sid, _ = hex_scenarios(model)[0]
+    assert "Reading the diagrams" in page(site, sid)
