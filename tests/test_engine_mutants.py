@@ -14,7 +14,7 @@ from harmony.rulings import Why
 from harmony.ruleset import ruleset_for
 
 import test_db as db
-from test_engine import gun, new_game, tank, unit, walk
+from test_engine import cites, gun, new_game, tank, unit, walk
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +81,19 @@ def test_a_step_refused_by_a_barrier_names_the_barriers_clause(model):
     assert e.value.clause == "double-blind.movement"
 
 
+
+def test_beginning_a_move_ends_the_move_in_progress(model):
+    g = new_game(model, "REV", [gun("g", "A1", range=6), tank("t", "D1"), tank("t2", "H8")])
+    walk(g, "t", ["D2", "D3"])
+    assert g.last_move is None
+    g.begin_move("t2")                              # no end_move: beginning one ends the other
+    assert g.move.unit == "t2" and g.last_move.unit == "t"
+    assert [e.hex for e in g.last_move.entries] == ["D2", "D3"] and g.where("t") == "D3"
+    g.enter("H7")
+    g.end_move()
+    assert g.last_move.unit == "t2" and g.moves == {"t": 1, "t2": 1}
+
+
 # ------------------------------------------------------------ opportunity fire, interdiction
 
 def test_without_opportunity_fire_nothing_is_open_at_an_earlier_hex_of_the_move(model):
@@ -108,6 +121,34 @@ def test_a_mover_stopped_by_interdiction_may_not_be_interdicted_again(model):
     assert g.interdict("how-1", "D").value is True and g.move.stopped
     r = g.interdiction_options("t")
     assert r.value == [] and r.detail == "the mover has stopped: its move is over"
+
+
+def test_without_retracing_a_move_in_progress_is_attacked_only_as_it_enters_a_hex(model):
+    """AIW has opportunity fire but no retracing: while the mover moves, an earlier hex of its
+    move is closed, and the hex it stands in has what is open now."""
+    g = new_game(model, "AIW", [gun("g", "A1", range=6), tank("t", "D1")])
+    walk(g, "t", ["D2", "D3"])
+    r = g.retrace_options("t", "D2")
+    assert r.value == [] and r.detail == ("no retracing: an attack is announced as the mover "
+                                          "enters a hex")
+    cites(model, r, "opportunity-fire.when-attacked")
+    assert g.retrace_options("t", "D3") == g.opfire_options("t")
+
+
+def test_without_retracing_a_finished_move_is_over(model):
+    """AIW: once the move has ended, the mover is not taken back, whether the next move has
+    begun or not."""
+    g = new_game(model, "AIW", [gun("g", "A1", range=6), tank("t", "D1"), tank("t2", "H8")])
+    walk(g, "t", ["D2", "D3"])
+    g.end_move()
+    over = "no retracing: an attack is announced as the mover enters a hex, and its move is over"
+    r = g.retrace_options("t", "D2")
+    assert r.value == [] and r.detail == over
+    g.begin_move("t2")                              # the finished move is no longer retraceable
+    r = g.retrace_options("t", "D2")
+    assert r.value == [] and r.detail == over
+    cites(model, r, "opportunity-fire.when-attacked")
+    assert g.where("t") == "D3" and g.unit("g").face_up
 
 
 # ------------------------------------------------------------------ markers and turns
