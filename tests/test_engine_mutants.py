@@ -294,3 +294,61 @@ def test_a_show_is_the_thing_shown_to_a_side_at_a_step_whatever_ruling_showed_it
     b = Shown(1, "German", "unit", "s", "D2", Ruling(True, ["double-blind.after-movement"]))
     assert a == b and len({a, b}) == 1
     assert a != Shown(2, "German", "unit", "s", "D2", a.ruling)
+
+
+# ------------------------------------------------------------------ scenario steps
+
+def _move_step(mp):
+    from harmony.games.panzerblitz.steps import parse_steps
+    from harmony.model import Scenario
+    return parse_steps(Scenario(id="s", file="s.yaml", data={"steps": [
+        {"move": {"unit": "t", "path": ["C2", "C3"], "mp": mp}}]}))
+
+
+def test_movement_points_of_a_scenario_move_run_from_0_to_99():
+    ok = _move_step([0, 99])
+    assert not ok.problems and list(ok.steps[0].action.mp) == [0, 99]
+    bad = _move_step([100])
+    assert [d.message for d in bad.problems] == [
+        "scenario s: item 1 of the mp of the move of step 1 is a number of movement points "
+        "from 0 to 99, not the number 100"]
+    assert bad.bad == frozenset({0}) and bad.steps[0].action is None
+
+
+def test_a_question_whose_ask_cannot_be_read_is_left_out_of_its_step():
+    from harmony.games.panzerblitz.steps import Spotted, parse_steps
+    from harmony.model import Scenario
+    rulings = {"PB": {"value": True, "because": ["spotting.spotted"]}}
+    parsed = parse_steps(Scenario(id="s", file="s.yaml", data={"steps": [
+        {"move": {"unit": "t", "path": ["C2", "C3"]}, "expect": [
+            {"question": "Seen?", "ask": {"spotted": "t", "target": "g"}, "rulings": rulings},
+            {"question": "Seen in C3?", "ask": {"spotted": "t", "at": "C3"}, "rulings": rulings}]}]}))
+    assert [d.message for d in parsed.problems] == [
+        "scenario s: 'target' goes with a can-fire question, not spotted"]
+    assert parsed.bad == frozenset({0})
+    (kept,) = parsed.steps[0].expect                # the first question is not asked at all
+    assert (kept.index, kept.question, type(kept.ask), kept.ask.at) == (1, "Seen in C3?", Spotted, "C3")
+
+
+def test_steps_read_from_a_scenario_are_equal_wherever_they_were_written(model):
+    """Every step value carries its position, for messages; two readings of the same steps
+    from different files and lines are equal: moves, attacks, fire, ends, blind orders, asks
+    and expected rulings alike."""
+    from harmony.games.panzerblitz.steps import Attack, Orders, parse_steps
+    from harmony.model import Scenario
+    seen = set()
+    for sc in model.scenarios.values():
+        here = parse_steps(sc)
+        if here.problems:                           # not the hex engine's steps (Combat Patrol)
+            continue
+        there = parse_steps(Scenario(id=sc.id, file="elsewhere.yaml", data=sc.data))
+        assert here.steps == there.steps, sc.id
+        for a, b in zip(here.steps, there.steps):
+            assert a.pos.path == sc.file and b.pos.path == "elsewhere.yaml"
+            seen.add(a.kind)
+            if isinstance(a.action, Orders):
+                assert a.action == b.action and a.action.pos != b.action.pos
+            if a.kind == "move" and a.action.attacks:
+                assert isinstance(a.action.attacks[0], Attack)
+                seen.add("attack")
+    assert seen >= {"move", "fire", "end", "orders", "ask", "attack"}
