@@ -14,7 +14,7 @@ from harmony.rulings import Why
 from harmony.ruleset import ruleset_for
 
 import test_db as db
-from test_engine import gun, new_game, tank, unit, walk
+from test_engine import cites, gun, new_game, tank, unit, walk
 
 
 @pytest.fixture(scope="module")
@@ -81,6 +81,19 @@ def test_a_step_refused_by_a_barrier_names_the_barriers_clause(model):
     assert e.value.clause == "double-blind.movement"
 
 
+
+def test_beginning_a_move_ends_the_move_in_progress(model):
+    g = new_game(model, "REV", [gun("g", "A1", range=6), tank("t", "D1"), tank("t2", "H8")])
+    walk(g, "t", ["D2", "D3"])
+    assert g.last_move is None
+    g.begin_move("t2")                              # no end_move: beginning one ends the other
+    assert g.move.unit == "t2" and g.last_move.unit == "t"
+    assert [e.hex for e in g.last_move.entries] == ["D2", "D3"] and g.where("t") == "D3"
+    g.enter("H7")
+    g.end_move()
+    assert g.last_move.unit == "t2" and g.moves == {"t": 1, "t2": 1}
+
+
 # ------------------------------------------------------------ opportunity fire, interdiction
 
 def test_without_opportunity_fire_nothing_is_open_at_an_earlier_hex_of_the_move(model):
@@ -108,6 +121,34 @@ def test_a_mover_stopped_by_interdiction_may_not_be_interdicted_again(model):
     assert g.interdict("how-1", "D").value is True and g.move.stopped
     r = g.interdiction_options("t")
     assert r.value == [] and r.detail == "the mover has stopped: its move is over"
+
+
+def test_without_retracing_a_move_in_progress_is_attacked_only_as_it_enters_a_hex(model):
+    """AIW has opportunity fire but no retracing: while the mover moves, an earlier hex of its
+    move is closed, and the hex it stands in has what is open now."""
+    g = new_game(model, "AIW", [gun("g", "A1", range=6), tank("t", "D1")])
+    walk(g, "t", ["D2", "D3"])
+    r = g.retrace_options("t", "D2")
+    assert r.value == [] and r.detail == ("no retracing: an attack is announced as the mover "
+                                          "enters a hex")
+    cites(model, r, "opportunity-fire.when-attacked")
+    assert g.retrace_options("t", "D3") == g.opfire_options("t")
+
+
+def test_without_retracing_a_finished_move_is_over(model):
+    """AIW: once the move has ended, the mover is not taken back, whether the next move has
+    begun or not."""
+    g = new_game(model, "AIW", [gun("g", "A1", range=6), tank("t", "D1"), tank("t2", "H8")])
+    walk(g, "t", ["D2", "D3"])
+    g.end_move()
+    over = "no retracing: an attack is announced as the mover enters a hex, and its move is over"
+    r = g.retrace_options("t", "D2")
+    assert r.value == [] and r.detail == over
+    g.begin_move("t2")                              # the finished move is no longer retraceable
+    r = g.retrace_options("t", "D2")
+    assert r.value == [] and r.detail == over
+    cites(model, r, "opportunity-fire.when-attacked")
+    assert g.where("t") == "D3" and g.unit("g").face_up
 
 
 # ------------------------------------------------------------------ markers and turns
@@ -253,3 +294,61 @@ def test_a_show_is_the_thing_shown_to_a_side_at_a_step_whatever_ruling_showed_it
     b = Shown(1, "German", "unit", "s", "D2", Ruling(True, ["double-blind.after-movement"]))
     assert a == b and len({a, b}) == 1
     assert a != Shown(2, "German", "unit", "s", "D2", a.ruling)
+
+
+# ------------------------------------------------------------------ scenario steps
+
+def _move_step(mp):
+    from harmony.games.panzerblitz.steps import parse_steps
+    from harmony.model import Scenario
+    return parse_steps(Scenario(id="s", file="s.yaml", data={"steps": [
+        {"move": {"unit": "t", "path": ["C2", "C3"], "mp": mp}}]}))
+
+
+def test_movement_points_of_a_scenario_move_run_from_0_to_99():
+    ok = _move_step([0, 99])
+    assert not ok.problems and list(ok.steps[0].action.mp) == [0, 99]
+    bad = _move_step([100])
+    assert [d.message for d in bad.problems] == [
+        "scenario s: item 1 of the mp of the move of step 1 is a number of movement points "
+        "from 0 to 99, not the number 100"]
+    assert bad.bad == frozenset({0}) and bad.steps[0].action is None
+
+
+def test_a_question_whose_ask_cannot_be_read_is_left_out_of_its_step():
+    from harmony.games.panzerblitz.steps import Spotted, parse_steps
+    from harmony.model import Scenario
+    rulings = {"PB": {"value": True, "because": ["spotting.spotted"]}}
+    parsed = parse_steps(Scenario(id="s", file="s.yaml", data={"steps": [
+        {"move": {"unit": "t", "path": ["C2", "C3"]}, "expect": [
+            {"question": "Seen?", "ask": {"spotted": "t", "target": "g"}, "rulings": rulings},
+            {"question": "Seen in C3?", "ask": {"spotted": "t", "at": "C3"}, "rulings": rulings}]}]}))
+    assert [d.message for d in parsed.problems] == [
+        "scenario s: 'target' goes with a can-fire question, not spotted"]
+    assert parsed.bad == frozenset({0})
+    (kept,) = parsed.steps[0].expect                # the first question is not asked at all
+    assert (kept.index, kept.question, type(kept.ask), kept.ask.at) == (1, "Seen in C3?", Spotted, "C3")
+
+
+def test_steps_read_from_a_scenario_are_equal_wherever_they_were_written(model):
+    """Every step value carries its position, for messages; two readings of the same steps
+    from different files and lines are equal: moves, attacks, fire, ends, blind orders, asks
+    and expected rulings alike."""
+    from harmony.games.panzerblitz.steps import Attack, Orders, parse_steps
+    from harmony.model import Scenario
+    seen = set()
+    for sc in model.scenarios.values():
+        here = parse_steps(sc)
+        if here.problems:                           # not the hex engine's steps (Combat Patrol)
+            continue
+        there = parse_steps(Scenario(id=sc.id, file="elsewhere.yaml", data=sc.data))
+        assert here.steps == there.steps, sc.id
+        for a, b in zip(here.steps, there.steps):
+            assert a.pos.path == sc.file and b.pos.path == "elsewhere.yaml"
+            seen.add(a.kind)
+            if isinstance(a.action, Orders):
+                assert a.action == b.action and a.action.pos != b.action.pos
+            if a.kind == "move" and a.action.attacks:
+                assert isinstance(a.action.attacks[0], Attack)
+                seen.add("attack")
+    assert seen >= {"move", "fire", "end", "orders", "ask", "attack"}
