@@ -563,7 +563,12 @@ def test_unit_defaults_are_what_the_engine_reads_for_a_missing_field():
 def test_the_catalogue_offers_what_a_position_may_hold(ex):
     cat = json.loads(ex.catalogue())
     names = [r["name"] for r in cat["rulesets"]]
-    assert names == [k for k, s in ex.model.sources.items() if s.kind != "commentary"]
+    # the hex board's rulesets, in the model's order; Combat Patrol's game plays on a table
+    # in inches, so its rulebook is not offered
+    from harmony.game import game_for
+    assert names == [k for k, s in ex.model.sources.items() if s.kind != "commentary"
+                     and game_for(ex.model, k).name == "panzerblitz"]
+    assert "REV" in names and "CP" not in names
     assert {"German", "Soviet"} <= set(cat["sides"])
     assert "armoured" in cat["kinds"] and "(H)" in cat["classes"]
     assert {t["name"] for t in cat["terrain"]} >= {"clear", "woods", "town", "slope", "hill"}

@@ -42,7 +42,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 
 from harmony.diagnostics import Diagnostic, Pos, Report
 from harmony.fmt import FormatError, formatted
-from harmony.game import check_scenario
+from harmony.game import GameError, check_scenario, game_for
 from harmony.loader import MAX_BYTES, MAX_DEPTH, Document, load, new_yaml, read_text
 from harmony.model import Model, Scenario
 from harmony.ruleset import RulesetError, options_of, ruleset_for
@@ -569,6 +569,19 @@ class Explorer:
             out[name] = [m for m in MODES if m in (offered or ())]
         return out
 
+    def _explores(self, key: str) -> bool:
+        """Whether the ruleset ``key`` is played by a game that offers this explorer (a hex
+        board): Combat Patrol's rulebooks, on a table in inches, are not offered.
+
+        >>> ex = Explorer("rules_data")
+        >>> ex._explores("REV"), ex._explores("CP")
+        (True, False)
+        """
+        try:
+            return game_for(self.model, key).explorer is not None
+        except GameError:
+            return False
+
     def catalogue(self) -> str:
         """What a position may hold, as JSON: rulesets (in the model's order, with their
         options), the sides of the shipped scenarios, unit kinds and classes, terrain and
@@ -583,7 +596,7 @@ class Explorer:
         m = self.model
         rulesets = [{"name": s.key, "label": s.label, "title": s.title, "kind": s.kind,
                      "options": options_of(m, s.key), "modes": self.modes_of(s.key)}
-                    for s in m.sources.values() if s.kind != "commentary"]
+                    for s in m.sources.values() if s.kind != "commentary" and self._explores(s.key)]
         sides: dict[str, None] = {}
         for sid in sorted(m.scenarios):
             for u in m.scenarios[sid].data.get("units") or []:
