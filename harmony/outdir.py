@@ -416,3 +416,48 @@ def writing(path: str | os.PathLike) -> Iterator[None]:
             raise
         where = full.filename if isinstance(full.filename, str) and full.filename else path
         raise WriteFailed(f"no space left on device writing {where}") from e
+
+
+def remove_temporaries(out: Path) -> list[Path]:
+    """Remove the temporary files a killed run left beside the file ``out``: only
+    ``.NAME.PID.tmp`` files whose process is gone; the removed.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     for name in (".cards.pdf.999999999.tmp", ".cards.pdf.x.tmp", "cards.pdf.1.tmp"):
+    ...         _ = (Path(d) / name).write_bytes(b"")
+    ...     [p.name for p in remove_temporaries(Path(d) / "cards.pdf")]
+    ['.cards.pdf.999999999.tmp']
+    """
+    removed = []
+    for entry in leftovers(out.parent, rf"\.{re.escape(out.name)}\.(\d+)\.tmp"):
+        if entry.is_file():
+            entry.unlink(missing_ok=True)
+            removed.append(entry)
+    return removed
+
+
+def write_file(out: Path, data: bytes, folders: list[Path], command: str) -> bool:
+    """Make ``folders`` (saying so), then write ``data`` to ``out`` whole: into a
+    ``.NAME.PID.tmp`` beside it, renamed over it, after removing what a killed run left
+    (:func:`remove_temporaries`). A failure is one line on stderr naming ``command`` (a full
+    disk as such) and False; the temporary file never stays."""
+    import sys
+    for made in folders:
+        if not made.exists():
+            made.mkdir(parents=True, exist_ok=True)
+            print(f"made folder {made}")
+    remove_temporaries(out)
+    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, out)
+    except OSError as e:
+        if no_space(e):
+            print(f"{command}: error: no space left on device writing {out}", file=sys.stderr)
+        else:
+            print(f"{command}: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+        return False
+    finally:
+        tmp.unlink(missing_ok=True)
+    return True

@@ -270,24 +270,9 @@ def run_cards(args) -> int:
         where = f"in {given.only if given.only is not None else given.root}"
         print(f"harmony cards: {no_cards_message(model, rules, where)}", file=sys.stderr)
         return 1
-    for folder in to_make:
-        if not folder.exists():
-            folder.mkdir(parents=True, exist_ok=True)
-            print(f"made folder {folder}")
     pdf = write_pdf(html)
-    remove_leftovers(out)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(pdf)
-        os.replace(tmp, out)
-    except OSError as e:
-        if outdir.no_space(e):
-            print(f"harmony cards: error: no space left on device writing {out}", file=sys.stderr)
-        else:
-            print(f"harmony cards: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+    if not outdir.write_file(out, pdf, to_make, "harmony cards"):
         return 1
-    finally:
-        tmp.unlink(missing_ok=True)
     sheets = im.sheets(len(cards))
     pages = sheets * (2 if args.backs else 1)
     print(f"layout: {im.describe()}" + (" (crop marks in the margins"
@@ -331,20 +316,5 @@ def tts_files(prefix: Path) -> list[Path]:
         return []
 
 
-def remove_leftovers(out: Path) -> list[Path]:
-    """Remove the temporary files a killed ``harmony cards`` left beside ``out``: only
-    ``.NAME.PID.tmp`` files whose process is gone; the removed.
-
-    >>> import tempfile
-    >>> with tempfile.TemporaryDirectory() as d:
-    ...     for name in (".cards.pdf.999999999.tmp", ".cards.pdf.x.tmp", "cards.pdf.1.tmp"):
-    ...         _ = (Path(d) / name).write_bytes(b"")
-    ...     [p.name for p in remove_leftovers(Path(d) / "cards.pdf")]
-    ['.cards.pdf.999999999.tmp']
-    """
-    removed = []
-    for entry in outdir.leftovers(out.parent, rf"\.{re.escape(out.name)}\.(\d+)\.tmp"):
-        if entry.is_file():
-            entry.unlink(missing_ok=True)
-            removed.append(entry)
-    return removed
+#: the temporary files a killed ``harmony cards`` left beside its PDF (:mod:`harmony.outdir`)
+remove_leftovers = outdir.remove_temporaries

@@ -7,7 +7,6 @@ command says so.
 """
 from __future__ import annotations
 
-import os
 import sys
 import time
 from pathlib import Path
@@ -29,7 +28,7 @@ def rulebook_args(p) -> None:
 
 def run_rulebook(args) -> int:
     from .. import outdir
-    from ..cards.command import remove_leftovers, writable
+    from ..cards.command import writable
     from ..loader import load
     from . import pdf_html, print_pdf, rulesets
 
@@ -56,23 +55,8 @@ def run_rulebook(args) -> int:
         return 1
     start = time.perf_counter()
     pdf, pages = print_pdf(pdf_html(model, args.key, args.paper))
-    for folder in to_make:
-        if not folder.exists():
-            folder.mkdir(parents=True, exist_ok=True)
-            print(f"made folder {folder}")
-    remove_leftovers(out)
-    tmp = out.with_name(f".{out.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(pdf)
-        os.replace(tmp, out)
-    except OSError as e:
-        if outdir.no_space(e):
-            print(f"harmony rulebook: error: no space left on device writing {out}", file=sys.stderr)
-        else:
-            print(f"harmony rulebook: cannot write {out}: {e.strerror or e}", file=sys.stderr)
+    if not outdir.write_file(out, pdf, to_make, "harmony rulebook"):
         return 1
-    finally:
-        tmp.unlink(missing_ok=True)
     print(f"wrote {out}: the {args.key} rulebook, {pages} pages, {args.paper} "
           f"({time.perf_counter() - start:.1f} s)")
     return 0
