@@ -14,7 +14,8 @@ order of precedence:
    that cell's clause is named as the reason (origin ``option-off``). When
    the source has a cell (``not-covered``, ``nil`` or a rule that does not set
    it) in a row where other rulebooks set the parameter, that row's clause is
-   named (origin ``silent``): the row where the rulebook says nothing of it.
+   named (origin ``silent``): the row where the rulebook says nothing of it (the first
+   such row in the harmony's reading order: topics in order, a topic's rows in order).
 
 Within one source, the cells are read in file order (file, then line): when
 two cells of the same standing (two plain rule cells, or the cells of two
@@ -147,6 +148,25 @@ def _setters(model: Model) -> dict[str, list]:
     return known
 
 
+def _reading_order(model: Model) -> dict[str, list]:
+    """:func:`_setters` in the order a reader meets the rows (topics in their order, a
+    topic's rows in its aspects' order, then file and line): the row named for a rulebook
+    that is silent on a parameter is the first such row a reader of the harmony reaches, so
+    the topic about the parameter (movement, for the modes) comes before a variant's topic
+    that also sets it for itself (Double-Blind's moving blind)."""
+    known = model.__dict__.get("_reading_order")
+    if known is None:
+        topics = {t.id: i for i, t in enumerate(model.topics_in_order())}
+        aspects = {(t.id, a.id): i for t in model.topics.values() for i, a in enumerate(t.aspects)}
+
+        def place(c) -> tuple:
+            return (topics.get(c.topic, len(topics)), aspects.get((c.topic, c.aspect), len(aspects)),
+                    c.file, c.pos().line, c.id)
+        known = {p: sorted(cs, key=place) for p, cs in _setters(model).items()}
+        model.__dict__["_reading_order"] = known
+    return known
+
+
 def coerce(type_: str | None, value: Any) -> Any:
     """A parameter value in the engine's terms (fractions as :class:`Fraction`), as the
     type table :mod:`harmony.paramtypes` says.
@@ -185,11 +205,11 @@ class Ruleset:
             if opt not in known_options:
                 raise RulesetError(f"{key} has no option '{opt}' (its options: "
                                    f"{', '.join(known_options) or 'none'})")
-        setting = _setters(model)
+        setting, reading = _setters(model), _reading_order(model)
         settings: dict[str, Setting] = {}
         for pname, param in sorted(model.parameters.items()):
             settings[pname] = _resolve(pname, param.type, param.default, chain, options,
-                                       setting.get(pname, []))
+                                       setting.get(pname, []), reading.get(pname, []))
         return cls(name=name, source=key, options=options, settings=settings, chain=tuple(chain))
 
     @classmethod
@@ -243,7 +263,7 @@ def _guess(value: Any) -> Any:
 
 
 def _resolve(pname: str, ptype: str, default: Any, chain: Iterable[str], options: tuple[str, ...],
-             clauses: list) -> Setting:
+             clauses: list, silent_order: list | None = None) -> Setting:
     off = None   # the first optional cell of the chain that would set it, its option off
     for depth, src in enumerate(chain):
         plain_hit = option_hit = None
@@ -269,7 +289,7 @@ def _resolve(pname: str, ptype: str, default: Any, chain: Iterable[str], options
         return Setting(pname, coerce(ptype, default), cell.clause_id, src, "option-off",
                        f"{cell.clause_id}@{src}", cell, unset)
     own = next(iter(chain), None)
-    for clause in clauses:
+    for clause in clauses if silent_order is None else silent_order:
         # The row where other rulebooks set it and this one says nothing (or "no such rule").
         cell = clause.cells.get(own)
         if cell is not None and any(pname in (c.params or {}) for c in clause.cells.values()):

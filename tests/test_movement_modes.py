@@ -117,8 +117,10 @@ def test_a_mode_the_ruleset_lacks_is_refused_by_its_clause(model, ruleset, mode)
     with pytest.raises(EngineError) as e:
         game.begin_move("infantry", mode)
     assert f"offers no {mode.replace('-', ' ')} movement" in str(e.value)
-    # DB builds on PB, whose cell of the row is silent; DB itself has no cell in the row
-    assert e.value.clause == (None if ruleset == "DB" else "movement.modes")
+    # DB's own cell (moving blind: units move as they normally would) lists its modes;
+    # PB, PL and AIW are silent in the modes row, which is named (not DB's row, which
+    # also sets the list, but for the variant alone: the first row a reader meets)
+    assert e.value.clause == ("double-blind.movement" if ruleset == "DB" else "movement.modes")
     assert game.move is None and game.where("infantry") == "D3"
 
 
@@ -272,3 +274,14 @@ def test_a_bad_may_move_question_is_an_error_at_its_place(tmp_path, ask, code, w
     assert words in errors[0].message
     if code:
         assert errors[0].code == code
+
+
+def test_a_silent_rulebook_is_referred_to_the_row_a_reader_meets_first(model):
+    """PB is silent in both rows that set ``move.modes`` (the movement topic's and
+    Double-Blind's, whose file comes first): its setting names the movement topic's row."""
+    from harmony.ruleset import ruleset_for
+    setting = ruleset_for(model, "PB").setting("move.modes")
+    assert (setting.clause, setting.origin) == ("movement.modes", "silent")
+    assert ruleset_for(model, "DB").setting("move.modes").clause == "double-blind.movement"
+    # the premise: in file order alone, Double-Blind's row comes first
+    assert model.clauses["double-blind.movement"].file < model.clauses["movement.modes"].file
