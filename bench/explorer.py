@@ -1,6 +1,7 @@
-"""The ruling explorer in headless Chromium: time to the first ruling, and per ruling for a 20-hex move.
+"""The ruling explorer in headless Chromium: the first ruling beside bare Pyodide, and each ruling of a 20-hex move.
 
-    PYTHONPATH=$PWD python3 bench/explorer.py [--repeats 15] [--out build/bench-explorer]
+    PYTHONPATH=$PWD python3 bench/explorer.py [--rounds 7] [--loads 3] [--repeats 15]
+                                              [--out build/bench-explorer | --site SITE]
 
 Builds the shipped rules' site (Pyodide bundled: run ``npm ci`` first) and
 opens its explorer page from ``file://`` in Debian's Chromium (headless,
@@ -9,10 +10,19 @@ position where a tank moves 20 hexes past three enemy units, under the four
 rulesets the page starts with (the rulebooks of the family and the revision)
 and under every shipped ruleset:
 
-* ``first ruling``: from the start of navigation (``performance.now()`` of the
-  page) until the page shows its first rulings: Pyodide boots, the harmony
-  package and the rules are unpacked and loaded, the position is decided;
-  measured on a fresh browser context each time (``--loads`` of them);
+* ``first ruling beside bare Pyodide`` (issue 30): ``--rounds`` rounds, each
+  loading, in a fresh browser context (a cold cache), bare Pyodide's page and the
+  explorer, one after the other (which goes first alternates from round to round).
+  *Bare Pyodide* is the pyodide npm package served over loopback HTTP (a
+  ``ThreadingHTTPServer`` of this process; ``application/wasm``, so the binary is
+  compiled as it streams) to a page that calls ``loadPyodide()`` and runs one line
+  of Python: the time, from the start of navigation, of the frame after that line
+  answered. The *explorer* is the built page from ``file://`` (every other request
+  aborted) on the 20-hex move below, a position no page links, in its address:
+  the frame that paints its first rulings (``data-first-ruling-ms``), and when it
+  drew the position (``data-drawn-ms``). Medians, and their ratio;
+* ``first ruling``: the same explorer load, on a fresh browser context each
+  time (``--loads`` of them), for the two sets of rulesets below;
 * ``per ruling``: the reader shortens the move by a hex and lengthens it back,
   ``--repeats`` times; for each 20-hex decision, as the page times itself
   (``performance.now()``): the time ``Explorer.decide`` takes in the page
@@ -28,13 +38,16 @@ Medians are reported with the machine and its load.
 from __future__ import annotations
 
 import argparse
+import functools
 import gc
+import http.server
 import json
 import os
 import platform
 import statistics
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -80,13 +93,100 @@ def settled(page) -> None:
     assert page.get_attribute("#hm-explorer", "data-failed") is None, page.inner_text("#hm-explorer")
 
 
+BARE_PAGE = """<!doctype html>
+<html><head><meta charset="utf-8"><title>bare Pyodide</title></head>
+<body><p id="out">loading</p>
+<script src="pyodide.js"></script>
+<script>
+loadPyodide().then(function (py) {
+  document.getElementById("out").textContent = String(py.runPython("1 + 1"));
+  requestAnimationFrame(function () {
+    document.body.setAttribute("data-first-line-ms", performance.now().toFixed(0));
+  });
+}, function (e) { document.body.setAttribute("data-failed", String(e)); });
+</script></body></html>
+"""
+#: the files of the pyodide npm package bare Pyodide's page loads
+BARE_FILES = ("pyodide.js", "pyodide.asm.mjs", "pyodide.asm.wasm", "python_stdlib.zip", "pyodide-lock.json")
+
+
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    extensions_map = {**http.server.SimpleHTTPRequestHandler.extensions_map, ".wasm": "application/wasm",
+                      ".mjs": "text/javascript", ".js": "text/javascript", ".json": "application/json"}
+
+    def log_message(self, *args) -> None:
+        pass
+
+
+def serve_bare_pyodide(pyodide: Path, folder: Path) -> tuple[http.server.ThreadingHTTPServer, str]:
+    """Bare Pyodide's page and the package's files in ``folder``, served over loopback HTTP
+    from a thread of this process: the server and the page's address."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for name in BARE_FILES:
+        if not (folder / name).exists():
+            os.symlink(pyodide / name, folder / name)
+    (folder / "bare.html").write_text(BARE_PAGE, "utf-8")
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(_Quiet, directory=str(folder)))
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server, f"http://127.0.0.1:{server.server_port}/bare.html"
+
+
+def offline_context(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:", "blob:"))
+                  else r.abort())
+    return context
+
+
+def first_line(browser, url: str) -> float:
+    """Bare Pyodide, cold: ms from navigation to the frame after its first line of Python."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    try:
+        page = context.new_page()
+        page.goto(url)
+        page.wait_for_selector("body[data-first-line-ms], body[data-failed]", timeout=180_000)
+        assert page.get_attribute("body", "data-failed") is None, page.get_attribute("body", "data-failed")
+        return float(page.get_attribute("body", "data-first-line-ms"))
+    finally:
+        context.close()
+
+
+def first_ruling(browser, url: str) -> tuple[float, float]:
+    """The explorer, cold, offline: ms from navigation to the frame painting its first
+    rulings, and to the position drawn."""
+    context = offline_context(browser)
+    try:
+        page = context.new_page()
+        page.goto(url)
+        settled(page)
+        return (float(page.get_attribute("#hm-explorer", "data-first-ruling-ms")),
+                float(page.get_attribute("#hm-explorer", "data-drawn-ms")))
+    finally:
+        context.close()
+
+
+def side_by_side(browser, bare_url: str, explorer_url: str, rounds: int) -> dict:
+    """``rounds`` rounds of bare Pyodide and the explorer, one after the other, the first of
+    the two alternating: each one's times, and the medians."""
+    bare, ruling, drawn = [], [], []
+    for r in range(rounds):
+        for which in (("bare", "explorer") if r % 2 == 0 else ("explorer", "bare")):
+            if which == "bare":
+                bare.append(first_line(browser, bare_url))
+            else:
+                got = first_ruling(browser, explorer_url)
+                ruling.append(got[0])
+                drawn.append(got[1])
+    return {"bare": bare, "ruling": ruling, "drawn": drawn,
+            "median_bare": statistics.median(bare), "median_ruling": statistics.median(ruling),
+            "median_drawn": statistics.median(drawn)}
+
+
 def measure(browser, site: Path, pos: dict, path: list[str], loads: int, repeats: int) -> dict:
     url = (site / "explorer.html").as_uri() + "#position=" + api.encode(pos)
     first = []
     for i in range(loads):
-        context = browser.new_context(viewport={"width": 1400, "height": 1000})
-        context.route("**/*", lambda r: r.continue_() if r.request.url.startswith(("file:", "data:", "blob:"))
-                      else r.abort())
+        context = offline_context(browser)
         page = context.new_page()
         page.goto(url)
         settled(page)
@@ -130,36 +230,59 @@ def cpython(pos: dict, repeats: int) -> float:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--rounds", type=int, default=7, help="rounds of bare Pyodide beside the explorer")
     ap.add_argument("--repeats", type=int, default=15)
-    ap.add_argument("--loads", type=int, default=3)
+    ap.add_argument("--loads", type=int, default=3, help="0: measure the first ruling beside bare Pyodide only")
     ap.add_argument("--out", default=None, help="site folder (default: a temporary one)")
+    ap.add_argument("--site", default=None, help="a site already built from the shipped rules (no build)")
     args = ap.parse_args(argv)
     from playwright.sync_api import sync_playwright
     if bundle.find_pyodide() is None:
         print("no Pyodide: run `npm ci` first", file=sys.stderr)
         return 2
-    site = Path(args.out or tempfile.mkdtemp(prefix="harmony-bench-explorer-")) / "site"
-    build_site(ROOT / "rules_data", site)
+    if args.site:
+        site = Path(args.site).resolve()
+    else:
+        site = Path(args.out or tempfile.mkdtemp(prefix="harmony-bench-explorer-")) / "site"
+        build_site(ROOT / "rules_data", site)
     catalogue = json.loads(api.Explorer(str(ROOT / "rules_data")).catalogue())["rulesets"]
     family = [r["name"] for r in catalogue if r["kind"] in ("canonical", "revision")]
     every = [r["name"] for r in catalogue]
     load = os.getloadavg()
+    pyodide = bundle.find_pyodide()
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, {platform.platform()}; "
           f"load average {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}; Pyodide "
-          f"{json.loads((bundle.find_pyodide() / 'package.json').read_text())['version']}")
-    print("| rulesets | questions | first ruling (ms, median of loads) | decide in page (ms) "
-          "| table update (ms) | click to shown, in page (ms) | click to shown, Playwright (ms) "
-          "| CPython decide (ms) | page/CPython |")
-    print("|---|---|---|---|---|---|---|---|---|")
+          f"{json.loads((pyodide / 'package.json').read_text())['version']}")
     with sync_playwright() as p:
         browser = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        for name, rulesets in (("family: " + ", ".join(family), family), ("every: " + ", ".join(every), every)):
-            pos, path = long_move(rulesets)
-            r = measure(browser, site, pos, path, args.loads, args.repeats)
-            c = cpython(pos, args.repeats)
-            print(f"| {name} | {r['questions']} | {r['first']:.0f} ({', '.join(f'{x:.0f}' for x in r['first_all'])}) "
-                  f"| {r['decide']:.0f} | {r['render']:.1f} | {r['shown']:.0f} | {r['round_trip']:.0f} "
-                  f"| {c:.0f} | {r['decide'] / c:.1f} |", flush=True)
+        print(f"Chromium {browser.version}")
+        server, bare_url = serve_bare_pyodide(pyodide, site.parent / "bare-pyodide")
+        try:
+            pos, _ = long_move(family)
+            url = (site / "explorer.html").as_uri() + "#position=" + api.encode(pos)
+            r = side_by_side(browser, bare_url, url, args.rounds)
+        finally:
+            server.shutdown()
+        print("| first answer, cold (ms from navigation; median of rounds) | bare Pyodide, first line | "
+              "explorer, position drawn | explorer, first ruling | explorer / bare Pyodide |")
+        print("|---|---|---|---|---|")
+        bare, ruling = (", ".join(f"{x:.0f}" for x in r[k]) for k in ("bare", "ruling"))
+        print(f"| {args.rounds} rounds, alternating | {r['median_bare']:.0f} ({bare}) | {r['median_drawn']:.0f} "
+              f"| {r['median_ruling']:.0f} ({ruling}) | {r['median_ruling'] / r['median_bare']:.2f}x |", flush=True)
+        if args.loads > 0:
+            print()
+            print("| rulesets | questions | first ruling (ms, median of loads) | decide in page (ms) "
+                  "| table update (ms) | click to shown, in page (ms) | click to shown, Playwright (ms) "
+                  "| CPython decide (ms) | page/CPython |")
+            print("|---|---|---|---|---|---|---|---|---|")
+            for name, rulesets in (("family: " + ", ".join(family), family), ("every: " + ", ".join(every), every)):
+                pos, path = long_move(rulesets)
+                m = measure(browser, site, pos, path, args.loads, args.repeats)
+                c = cpython(pos, args.repeats)
+                loads = ", ".join(f"{x:.0f}" for x in m["first_all"])
+                print(f"| {name} | {m['questions']} | {m['first']:.0f} ({loads}) "
+                      f"| {m['decide']:.0f} | {m['render']:.1f} | {m['shown']:.0f} | {m['round_trip']:.0f} "
+                      f"| {c:.0f} | {m['decide'] / c:.1f} |", flush=True)
         browser.close()
     load = os.getloadavg()
     print(f"load average after: {load[0]:.2f} {load[1]:.2f} {load[2]:.2f}")

@@ -57,7 +57,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -136,11 +135,19 @@ class Explorer:
     """What the site's ruling explorer needs of a game: a link (relative to the site's
     top) that opens one of its scenarios in the explorer, the drawing style the
     explorer's page draws boards with, and the limits its page checks in a shared
-    position before reading it (all as JSON data)."""
+    position before reading it (all as JSON data); the module the page runs in the
+    browser (``module``: its ``Explorer`` class, made by ``Explorer.from_json`` of
+    :func:`harmony.modeljson.dumps`, answers the page), what a position may hold
+    (``catalogue(model)``, as JSON data, worked out when the site is built) and the
+    source of a module of quick schema validators compiled ahead for the browser
+    (``schema_ahead()``, :func:`harmony.schema.compile_ahead`)."""
 
     link_of: Callable[[Model, str], str]
     style: Callable[[], dict]
     limits: Callable[[], dict] | None = None
+    module: str = ""
+    catalogue: Callable[[Model], dict] | None = None
+    schema_ahead: Callable[[], str] | None = None
 
 
 @dataclass(frozen=True)
@@ -204,6 +211,7 @@ def _from_folder(root: Path, name: str) -> Game | None:
 
 
 def _from_entry_point(name: str) -> Game | None:
+    from importlib import metadata   # the installed packages' metadata: only when asked
     for ep in metadata.entry_points(group=ENTRY_POINTS):
         if ep.name == name:
             game = ep.load()

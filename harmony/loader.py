@@ -39,7 +39,7 @@ from ruamel.yaml.nodes import MappingNode, ScalarNode
 from ruamel.yaml.reader import ReaderError
 
 from . import ccompose, parsecache
-from .ccompose import MAX_DEPTH, MAX_DIGITS
+from .limits import MAX_BYTES, MAX_DEPTH, MAX_DIGITS
 from .diagnostics import NOT_A_NAME, NOT_TEXT, Pos, Report, describe_char, display_path
 from .model import Model, add_document
 from .schema import validate_items
@@ -49,9 +49,8 @@ from .yamltree import Document, first_content, node_pos, plain, walk
 __all__ = [
     "MAX_BYTES", "MAX_DEPTH", "MAX_DIGITS", "MAX_ENTRIES", "YAML_SUFFIXES", "Document", "FolderScan",
     "load", "names_in_text", "new_yaml", "node_pos", "plain", "read_bytes", "read_checked",
-    "read_file", "read_text", "scan_folder", "usable_part", "walk", "yaml_files",
+    "read_file", "read_text", "read_usable", "scan_folder", "usable_part", "walk", "yaml_files",
 ]
-MAX_BYTES = 1_000_000
 #: The most files and folders a rules folder may hold (all kinds, at every depth): a rules
 #: folder holds tens of files; a path with more (``/``, a home folder) is not one, and is
 #: refused before it is walked to the end.
@@ -917,17 +916,14 @@ def usable_part(tree: Any, broken: set, left_out: set) -> dict:
     return kept
 
 
-def load(root: str | os.PathLike):
-    """Read a rules_data folder (or one file) into ``(Model, Report)``.
-
-    The report holds every reading and schema problem. What has such a
-    problem is left out of the model (a whole file that does not parse, else
-    only the item at fault), so later stages see only valid data; the names
-    it defines go to ``report.left_out`` so that references to them are not
-    reported a second time.
+def read_usable(root: str | os.PathLike, report: Report) -> Iterator[tuple[str, Any]]:
+    """Each file of a rules folder (or the one file), read and checked: its name as shown
+    and the part of its tree the model takes (None: nothing of it), the problems found
+    going to ``report``. What has a problem is left out (a whole file that does not
+    parse, else only the item at fault); the names it defines go to ``report.left_out``
+    so that references to them are not reported a second time. :func:`load` builds its
+    model from these; :mod:`harmony.modeljson` writes them down for a reader without YAML.
     """
-    report = Report()
-    model = Model(root=display_path(str(root)))
     scan = scan_folder(root)
     for where, severity, message, code in scan.problems:
         (report.error if severity == "error" else report.warning)(
@@ -941,17 +937,32 @@ def load(root: str | os.PathLike):
     for path in scan.files:
         doc, schema_report, broken = read_checked(path)
         report.files += 1
-        model.files.append(doc.path)
         report.extend(doc.report)
         if doc.tree is None:
             report.left_out |= names_in_text(doc.text)
             report.incomplete = True
+            yield doc.path, None
             continue
         report.extend(schema_report)
         report.incomplete = report.incomplete or bool(broken)
         if () in broken:
             report.left_out |= names_in_text(doc.text)
+            yield doc.path, None
             continue
-        tree = usable_part(doc.tree, broken, report.left_out) if broken else doc.tree
-        add_document(model, tree, doc.path)
+        yield doc.path, usable_part(doc.tree, broken, report.left_out) if broken else doc.tree
+
+
+def load(root: str | os.PathLike):
+    """Read a rules_data folder (or one file) into ``(Model, Report)``.
+
+    The report holds every reading and schema problem. What has such a
+    problem is left out of the model (:func:`read_usable`), so later stages
+    see only valid data.
+    """
+    report = Report()
+    model = Model(root=display_path(str(root)))
+    for path, tree in read_usable(root, report):
+        model.files.append(path)
+        if tree is not None:
+            add_document(model, tree, path)
     return model, report

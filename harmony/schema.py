@@ -10,47 +10,142 @@ Python code (fastjsonschema, ten times quicker than jsonschema here), and only
 a document it does not accept is walked by jsonschema for every problem and
 its place. The quick validator is trusted only to say "valid": a test checks
 that it never accepts a document jsonschema rejects (tests/test_schema_quick.py).
+
+A Python without fastjsonschema (the ruling explorer's, in the browser) gets its quick
+validators compiled ahead of time: :func:`compile_ahead` writes them as a module
+(:data:`AHEAD`) that :func:`quick_check` imports; jsonschema itself is imported only
+when a document is not valid (or where no quick validator exists).
 """
 from __future__ import annotations
 
 import copy
-import difflib
 import json
+import re
+from collections.abc import Callable, Iterable
 from functools import lru_cache
-from importlib import resources
-from typing import Any
-
-import jsonschema
-from jsonschema import Draft202012Validator
+from typing import TYPE_CHECKING, Any
 
 from .diagnostics import Report
 from .yamltree import Document, first_content, plain
 
+if TYPE_CHECKING:
+    import jsonschema
+    from jsonschema import Draft202012Validator
+
 SCHEMA_FILE = "harmony.schema.json"
+#: the module of quick validators compiled ahead (:func:`compile_ahead`), where a bundle ships one
+AHEAD = "harmony_schema_ahead"
 
 
 @lru_cache(maxsize=1)
 def schema() -> dict:
+    from importlib import resources
     with resources.files("harmony").joinpath("schema", SCHEMA_FILE).open(encoding="utf-8") as f:
         return json.load(f)
 
 
 @lru_cache(maxsize=1)
 def validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
     return Draft202012Validator(schema())
 
 
-@lru_cache(maxsize=1)
-def _quick() -> Any:
+def definition(ref: str | None) -> dict:
+    """The schema standing for the definition ``ref`` (``#/$defs/scenario``; None: the whole
+    file's schema), its definitions beside it so that its references resolve.
+
+    >>> definition("#/$defs/scenario")["$ref"], "$defs" in definition("#/$defs/scenario")
+    ('#/$defs/scenario', True)
+    """
+    root = schema()
+    if ref is None:
+        return root
+    sub = {k: root[k] for k in ("$schema", "$id", "$defs")}
+    sub["$ref"] = ref
+    return sub
+
+
+def _function_name(ref: str) -> str:
+    """The name fastjsonschema gives the function checking the definition ``ref`` of the
+    schema (its URI, each character that cannot be in a name made ``_``)."""
+    return "validate_" + re.sub(r"[^a-zA-Z0-9_]", "_", schema()["$id"] + ref)
+
+
+def compile_ahead(ref: str, inner: Iterable[str] = ()) -> str:
+    """Python source of a module with quick validators for the definition ``ref`` and for
+    the definitions ``inner`` that it refers to (fastjsonschema's code for ``ref``, whose
+    functions check each of them), named in its ``VALIDATORS`` mapping; each raises
+    ``JsonSchemaException`` (defined in the module) on data it does not accept. The same
+    schema gives the same text. The module needs no fastjsonschema to run.
+
+    >>> code = compile_ahead("#/$defs/scenario", ["#/$defs/scenario/$defs/step"])
+    >>> namespace = {}
+    >>> exec(compile(code, AHEAD, "exec"), namespace)
+    >>> sorted(namespace["VALIDATORS"])
+    ['#/$defs/scenario', '#/$defs/scenario/$defs/step']
+    >>> namespace["VALIDATORS"]["#/$defs/scenario/$defs/step"]({"end": "phase"})
+    {'end': 'phase'}
+    """
+    import fastjsonschema
+    code = fastjsonschema.compile_to_code(copy.deepcopy(definition(ref)), use_default=False,
+                                          detailed_exceptions=False)
+    # the module stands alone: fastjsonschema's exceptions, defined in it
+    header = "from fastjsonschema import JsonSchemaValueException, JsonSchemaValuesException\n"
+    if code.count(header) != 1:
+        raise RuntimeError("fastjsonschema's code does not import its exceptions as expected "
+                           "(another version?)")
+    code = code.replace(header, "class JsonSchemaException(ValueError):\n    pass\n\n\n"
+                                "class JsonSchemaValueException(JsonSchemaException):\n"
+                                "    def __init__(self, message, *args, **kwargs):\n"
+                                "        super().__init__(message)\n\n\n"
+                                "JsonSchemaValuesException = JsonSchemaValueException\n")
+    names = {}
+    for r in [ref, *inner]:
+        name = _function_name(r)
+        if f"\ndef {name}(" not in code:
+            raise RuntimeError(f"fastjsonschema's code for {ref} has no function for {r}")
+        names[r] = name
+    table = ", ".join(f"{r!r}: {n}" for r, n in names.items())
+    return f"# written by harmony (harmony.schema.compile_ahead); do not edit\n{code}\n\nVALIDATORS = {{{table}}}\n"
+
+
+@lru_cache(maxsize=None)
+def quick_check(ref: str | None) -> Callable[[Any], bool] | None:
+    """A quick test of whether data is valid for the definition ``ref`` (None: the whole
+    file's schema) (True) or perhaps not (False: ask :func:`validator`), trusted only when
+    it says True: the validator compiled ahead (the module :data:`AHEAD`, where a bundle
+    ships one), else one compiled now by fastjsonschema, else None.
+
+    >>> check = quick_check("#/$defs/scenario/$defs/step")
+    >>> check({"end": "phase"}), check({"end": 1})
+    (True, False)
+    """
+    found = None
     try:
-        import fastjsonschema
-    except ImportError:   # the explorer's browser bundle leaves it out: jsonschema alone there
-        return None
-    # a copy: compiling rewrites the schema's $ref values in place (fmt reads its key order);
-    # use_default=False: it would otherwise write the schema's defaults into the document
-    return (fastjsonschema.compile(copy.deepcopy(schema()), use_default=False,
-                                   detailed_exceptions=False),
-            fastjsonschema.JsonSchemaException)
+        ahead = __import__(AHEAD)
+        found, invalid = ahead.VALIDATORS.get(ref), ahead.JsonSchemaException
+    except ImportError:
+        pass
+    if found is None:
+        try:
+            import fastjsonschema
+        except ImportError:
+            return None
+        # a copy: compiling rewrites the schema's $ref values in place (fmt reads its key
+        # order); use_default=False: it would otherwise write the schema's defaults into data
+        found = fastjsonschema.compile(copy.deepcopy(definition(ref)), use_default=False,
+                                       detailed_exceptions=False)
+        invalid = fastjsonschema.JsonSchemaException
+
+    def check(data: Any) -> bool:
+        try:
+            found(data)
+        except invalid:
+            return False
+        except Exception:   # noqa: BLE001 - a bug of the compiled code must not hide errors
+            return False
+        return True
+    return check
 
 
 def quick_valid(data: Any) -> bool:
@@ -63,17 +158,8 @@ def quick_valid(data: Any) -> bool:
     >>> quick_valid({"glossary": "spotted"}), quick_valid({"no-such-section": 1})
     (False, False)
     """
-    quick = _quick()
-    if quick is None:
-        return False
-    check, invalid = quick
-    try:
-        check(data)
-    except invalid:
-        return False
-    except Exception:   # noqa: BLE001 - a bug of the compiled code must not hide errors
-        return False
-    return True
+    check = quick_check(None)
+    return check is not None and check(data)
 
 
 _TYPE_NAMES = {"object": "a mapping", "array": "a list", "string": "text", "integer": "a whole number",
@@ -167,6 +253,7 @@ def describe(data: Any, path) -> str:
 
 
 def _close(word: str, options) -> str:
+    import difflib
     match = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
     return f"did you mean '{match[0]}'? " if match else ""
 

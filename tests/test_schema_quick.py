@@ -104,10 +104,91 @@ def test_a_rejected_file_is_still_reported_in_full(tmp_path):
 
 
 def test_the_quick_validator_changes_neither_the_schema_nor_the_document():
-    schema._quick.cache_clear()
+    schema.quick_check.cache_clear()
     before = copy.deepcopy(schema.schema())
     doc = copy.deepcopy(DOCS[sorted(DOCS)[0]])
     kept = copy.deepcopy(doc)
     schema.quick_valid(doc)
     assert schema.schema() == before     # fmt reads its key order from the schema
     assert doc == kept                   # no default written into the document
+
+
+# ---------------------------------------------------------------- compiled ahead (the explorer's)
+
+def _ahead() -> dict:
+    """The validators the explorer's bundle ships (harmony.schema.compile_ahead), run from
+    their source, as the browser runs them: without fastjsonschema."""
+    from harmony.games.panzerblitz.explorer import schema_ahead
+    namespace: dict = {}
+    exec(compile(schema_ahead(), schema.AHEAD, "exec"), namespace)
+    invalid = namespace["JsonSchemaException"]
+
+    def checker(check):
+        def accepts(data) -> bool:
+            try:
+                check(data)
+            except invalid:
+                return False
+            return True
+        return accepts
+    return {ref: checker(check) for ref, check in namespace["VALIDATORS"].items()}
+
+
+AHEAD = _ahead()
+HEX_SCENARIOS = sorted(n for n, d in DOCS.items() if isinstance(d.get("scenario"), dict)
+                       and "units" in d["scenario"])
+
+
+def _parts(doc: dict) -> list[tuple[str, object]]:
+    """The parts of a scenario file the explorer checks one by one: the scenario, each step,
+    each question."""
+    from harmony.games.panzerblitz.explorer import PARTS
+    sc = doc["scenario"]
+    out: list[tuple[str, object]] = [(PARTS["scenario"], sc)]
+    for step in sc.get("steps") or []:
+        out.append((PARTS["step"], step))
+        out.extend((PARTS["expectation"], e) for e in step.get("expect") or [])
+    return out
+
+
+def _full(ref: str, data) -> bool:
+    from jsonschema import Draft202012Validator
+    if ref.endswith("/scenario"):      # the explorer asks about a file holding the scenario alone
+        return full_valid({"scenario": data})
+    return not any(True for _ in Draft202012Validator(schema.definition(ref)).iter_errors(data))
+
+
+def test_the_validators_compiled_ahead_accept_every_part_of_every_shipped_scenario():
+    assert HEX_SCENARIOS
+    for name in HEX_SCENARIOS:
+        for ref, part in _parts(DOCS[name]):
+            assert AHEAD[ref](part) and _full(ref, part), (name, ref)
+
+
+@st.composite
+def mutated_part(draw):
+    name = draw(st.sampled_from(HEX_SCENARIOS))
+    ref, part = draw(st.sampled_from(_parts(DOCS[name])))
+    part = copy.deepcopy(part)
+    holder = {"part": part}
+    for _ in range(draw(st.integers(1, 3))):
+        path, value = draw(st.sampled_from(list(_places(holder))[1:]))
+        kind = draw(st.sampled_from(["replace", "delete", "add-key", "copy-item"]))
+        if kind == "replace":
+            _at(holder, path[:-1])[path[-1]] = draw(values)
+        elif kind == "delete" and len(path) > 1:
+            del _at(holder, path[:-1])[path[-1]]
+        elif kind == "add-key" and isinstance(value, dict):
+            value[draw(st.sampled_from(["id", "at", "unit", "path", "mode", "ask", "rulings",
+                                        "extra", "end", "note"]))] = draw(values)
+        elif kind == "copy-item" and isinstance(value, list) and value:
+            value.append(copy.deepcopy(value[0]))
+    return name, ref, holder["part"]
+
+
+@settings(max_examples=400, deadline=None)
+@given(mutated_part())
+def test_a_validator_compiled_ahead_never_accepts_what_jsonschema_rejects(case):
+    name, ref, part = case
+    if AHEAD[ref](part):
+        assert _full(ref, part), f"{name}: {ref} compiled ahead accepted what jsonschema rejects"

@@ -12,9 +12,14 @@ and from ``file://``. Chromium refuses ``fetch()`` and ES-module imports from
 * ``runtime.js``: the WebAssembly binary and Python's standard library, gzipped
   and in base64 (the page answers Pyodide's ``fetch`` of them from memory), and
   Pyodide's lock file;
-* ``harmony.js``: a zip (:func:`python_zip`) of the ``harmony`` package, the
-  pure-Python ``ruamel.yaml`` and the rules the site was built from, and the map
-  from clause id to the row that shows it (:func:`clause_links`).
+* ``harmony.js``: two zips, in base64, that the page puts on Python's path as they
+  are (Python imports from a zip): ``engine.zip`` (:func:`engine_zip`: the ``harmony``
+  package, the game's schema validators compiled ahead and the rules as JSON, read
+  without YAML by :mod:`harmony.modeljson`) and ``more.zip`` (:func:`more_zip`: the
+  YAML writer and jsonschema, imported only to save a scenario or to say what is wrong
+  with a position); what the page offers (the game's catalogue, worked out here), the
+  drawing style, the limits of a link, and the map from clause id to the row that shows
+  it (:func:`clause_links`).
 
 Only the explorer page loads them; every other page stays as light as before.
 Pyodide comes from the npm registry (``package.json`` pins it, ``npm ci``
@@ -39,14 +44,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from .. import game, resources
-from ..diagnostics import printable_name
-from ..loader import yaml_files
 from ..model import Model
+from ..schema import AHEAD
 from .views import anchor_of, topic_doc
 
 #: the folder of the bundle at the top of the built site
 FOLDER = "_explorer"
-#: where the zip is unpacked inside Pyodide (its ``lib`` goes on ``sys.path``)
+#: the folder of Pyodide's file system the page writes the zips into
 HOME = "/harmony"
 #: the one line a build without Pyodide prints, and the page's advice
 HOW_TO_BUNDLE = ("run `npm ci` at the top of the checkout (or set HARMONY_PYODIDE to an "
@@ -122,66 +126,106 @@ def classic_asm(module: str) -> str:
 
 
 def _zip_bytes(entries: dict[str, bytes]) -> bytes:
+    """A zip of ``entries`` (sorted, fixed times, an entry for each folder, so that Python's
+    zip importer finds the namespace packages in it too)."""
+    folders = {name.rsplit("/", n)[0] + "/" for name in entries for n in range(1, name.count("/") + 1)}
     buf = io.BytesIO()
     with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as z:
-        for name in sorted(entries):
+        for name in sorted(set(entries) | folders):
             info = zipfile.ZipInfo(name, date_time=ZIP_TIME)
+            info.create_system = 3
+            if name in folders:
+                info.external_attr = (0o40755 << 16) | 0x10
+                z.writestr(info, b"")
+                continue
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = 0o644 << 16
-            info.create_system = 3
             z.writestr(info, entries[name], compresslevel=9)
     return buf.getvalue()
 
 
-#: the pure-Python packages the engine imports, bundled from the environment harmony runs in
-#: (``rpds`` is compiled: :mod:`harmony.site.purerpds` stands in for it)
+#: the pure-Python packages the engine imports only to write a scenario file, to report what
+#: is wrong with a position (the schema's full check) or to read rules from YAML: in
+#: ``more.zip``, bundled from the environment harmony runs in (``rpds`` is compiled:
+#: :mod:`harmony.site.purerpds` stands in for it)
 PURE_PACKAGES = ("ruamel.yaml", "yaml", "jsonschema", "referencing", "jsonschema_specifications", "attr", "attrs")
 #: what is left out of them: their tests, benchmarks, compiled parts and byte code
 LEFT_OUT = ("tests", "benchmarks", "__pycache__", "clibz")
+#: the parts of the harmony package the page never runs (the site, cards, rulebook and diff
+#: builders and the starter folders)
+NOT_RUN = ("site", "cards", "rulebook", "diff", "starter", "starter_dice")
+#: the names in ``engine.zip`` of the rules (:func:`harmony.modeljson.dumps`)
+MODEL_FILE = "model.json"
 
 
-def _package_files(folder: Path, prefix: str, data: bool = False) -> dict[str, bytes]:
-    """The .py files under ``folder`` (and its data files when ``data``), named ``prefix/...``."""
+def _package_files(folder: Path, prefix: str, data: bool = False,
+                   skip: tuple[str, ...] = ()) -> dict[str, bytes]:
+    """The .py files under ``folder`` (and its data files when ``data``), named ``prefix/...``;
+    none under the folders ``skip`` names at its top."""
     out = {}
     for p in sorted(folder.rglob("*")):
         rel = p.relative_to(folder)
-        if not p.is_file() or any(part in LEFT_OUT for part in rel.parts[:-1]):
+        if (not p.is_file() or any(part in LEFT_OUT for part in rel.parts[:-1])
+                or (len(rel.parts) > 1 and rel.parts[0] in skip)):
             continue
         if p.suffix == ".py" or (data and p.suffix not in (".pyc", ".so", ".pyd", ".c", ".pyx", ".pyi", ".typed")):
             out[f"{prefix}/{rel.as_posix()}"] = p.read_bytes()
     return out
 
 
-def python_zip(rules: str | os.PathLike) -> bytes:
-    """A zip of ``lib/`` (the ``harmony`` package's code and schema, the pure-Python
-    packages it imports, and ``rpds``) and ``rules_data/`` (the YAML files of ``rules``):
-    sorted entries, fixed times.
+def engine_zip(model: Model, rules: str | os.PathLike) -> bytes:
+    """The zip the page puts first on Python's path: the ``harmony`` package (its code but
+    :data:`NOT_RUN`, and its schema), the game's quick schema validators compiled ahead
+    (module :data:`harmony.schema.AHEAD`) and the rules as JSON (:data:`MODEL_FILE`,
+    :func:`harmony.modeljson.dumps`). Deciding a position needs nothing else: no YAML
+    reader, no jsonschema (``tests/test_explorer_bundle.py`` decides from it alone).
 
     >>> import zipfile, io
+    >>> from harmony.loader import load
     >>> from harmony.usage import default_rules_data
-    >>> data = python_zip(default_rules_data())
+    >>> rules = default_rules_data()
+    >>> data = engine_zip(load(rules)[0], rules)
     >>> names = zipfile.ZipFile(io.BytesIO(data)).namelist()
-    >>> all(n in names for n in ("lib/harmony/game.py", "lib/ruamel/yaml/main.py", "lib/rpds/__init__.py",
-    ...                          "lib/harmony/schema/harmony.schema.json", "lib/jsonschema/validators.py"))
+    >>> all(n in names for n in ("harmony/game.py", "harmony/games/panzerblitz/engine.py",
+    ...                          "harmony/schema/harmony.schema.json", "harmony_schema_ahead.py",
+    ...                          "model.json"))
     True
-    >>> any(n.startswith("rules_data/scenarios/") for n in names), names == sorted(names)
-    (True, True)
-    >>> python_zip(default_rules_data()) == data
+    >>> any(n.startswith(("ruamel/", "harmony/site/")) for n in names), names == sorted(names)
+    (False, True)
+    >>> engine_zip(load(rules)[0], rules) == data
     True
     """
-    entries = _package_files(resources.package_dir(), "lib/harmony")
-    entries.update(_package_files(resources.package_dir() / "schema", "lib/harmony/schema", data=True))
+    from .. import modeljson
+    entries = _package_files(resources.package_dir(), "harmony", skip=NOT_RUN)
+    entries.update(_package_files(resources.package_dir() / "schema", "harmony/schema", data=True))
+    explorer = game.game_for(model).explorer
+    if explorer is not None and explorer.schema_ahead is not None:
+        entries[f"{AHEAD}.py"] = explorer.schema_ahead().encode("utf-8")
+    entries[MODEL_FILE] = modeljson.dumps(rules).encode("utf-8")
+    return _zip_bytes(entries)
+
+
+def more_zip() -> bytes:
+    """The zip the page puts second on Python's path: the pure-Python packages of
+    :data:`PURE_PACKAGES` and ``rpds``, imported only to write a scenario file or to say
+    what is wrong with a position.
+
+    >>> import zipfile, io
+    >>> names = zipfile.ZipFile(io.BytesIO(more_zip())).namelist()
+    >>> all(n in names for n in ("ruamel/", "ruamel/yaml/main.py", "rpds/__init__.py",
+    ...                          "jsonschema/validators.py"))
+    True
+    >>> any(n.startswith("harmony/") for n in names)
+    False
+    """
+    entries = {}
     for name in PURE_PACKAGES:
         spec = importlib.util.find_spec(name)
         if spec is None or not spec.submodule_search_locations:
             raise BundleError(f"the explorer needs the pure-Python package {name}, not installed here")
         folder = Path(list(spec.submodule_search_locations)[0])
-        entries.update(_package_files(folder, "lib/" + name.replace(".", "/"), data=True))
-    entries["lib/rpds/__init__.py"] = (Path(__file__).parent / "purerpds.py").read_bytes()
-    root = Path(rules)
-    for p in yaml_files(root):
-        # a name that is not UTF-8 (harmony check refuses it) shown escaped: a zip entry's name is text
-        entries[f"rules_data/{printable_name(p.relative_to(root).as_posix())}"] = p.read_bytes()
+        entries.update(_package_files(folder, name.replace(".", "/"), data=True))
+    entries["rpds/__init__.py"] = (Path(__file__).parent / "purerpds.py").read_bytes()
     return _zip_bytes(entries)
 
 
@@ -323,12 +367,18 @@ def bundle_files(pyodide: Path, model: Model, rules: str | os.PathLike,
     files = dict(_pyodide_files(str(pyodide.resolve()), stamp,
                                 str(cache) if cache is not None else None))
     version = json.loads((pyodide / "package.json").read_text("utf-8")).get("version", "")
+    explorer = game.game_for(model).explorer
     return {
         **files,
         "harmony.js": _script({
-            "__harmonyExplorerBundle": {"zip": _b64gz(python_zip(rules)), "home": HOME,
-                                        "links": clause_links(model), "pyodide": version,
-                                        "style": drawing_style(model), "limits": limits(model)}}),
+            "__harmonyExplorerBundle": {
+                # zips of deflated files: base64 alone (the page decodes them at once, no gunzip)
+                "engine": base64.b64encode(engine_zip(model, rules)).decode("ascii"),
+                "more": base64.b64encode(more_zip()).decode("ascii"),
+                "home": HOME, "model": MODEL_FILE, "module": explorer.module if explorer else "",
+                "catalogue": explorer.catalogue(model) if explorer and explorer.catalogue else {},
+                "links": clause_links(model), "pyodide": version,
+                "style": drawing_style(model), "limits": limits(model)}}),
     }
 
 

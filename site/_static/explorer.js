@@ -41,16 +41,6 @@
     p.textContent = text;
     p.classList.toggle("hm-ex-error", !!error);
   }
-  function loadScript(src) {
-    return new Promise(function (resolve, reject) {
-      var s = document.createElement("script");
-      s.src = src;
-      s.onload = resolve;
-      s.onerror = function () { reject(new Error("could not load " + src)); };
-      document.head.appendChild(s);
-    });
-  }
-
   /* ------------------------------------------------------------ the URL encoding
      The same as harmony.games.panzerblitz.explorer.encode/decode: base64url, no padding, of UTF-8
      compact JSON with sorted keys. */
@@ -201,66 +191,106 @@
     return h.q >= 0 && h.q < m.columns && row >= 0 && row < m.rows;
   }
 
-  /* ------------------------------------------------------------ the engine in Pyodide */
-  var engine = null;   // {catalogue, decide(pos) -> result, yaml(pos, id, title) -> text}
+  /* ------------------------------------------------------------ the engine in Pyodide
+     Every script of the bundle is asked for at once, as the page starts (fetched side by
+     side, run in order). harmony.js, small, comes first: with what it holds (what a
+     position may hold, the drawing style, the limits of a link) the page draws the
+     position of its address at once and says it is deciding. As soon as runtime.js has
+     run, the WebAssembly binary is decoded and compiled while the rest is read; Pyodide
+     then starts, Python's path gets the bundle's two zips as they are (Python imports
+     from a zip: nothing is unpacked) and reads the rules from JSON. */
+  var bundle = null;   // window.__harmonyExplorerBundle, once harmony.js has run
+  var catalogue = null, links = {};
+  var engine = null;   // {check(pos), decide(pos) -> result, yaml(pos, id, title) -> text}
 
   function gunzip(bytes) {
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("gzip"));
     return new Response(stream).arrayBuffer().then(function (b) { return new Uint8Array(b); });
   }
 
-  function boot() {
+  function requestScripts() {
+    var loaded = {};
+    ["harmony.js", "runtime.js", "pyodide-asm.js", "pyodide.js"].forEach(function (name) {
+      var s = document.createElement("script");
+      s.src = BUNDLE + name;
+      s.async = false;      /* fetched at once, run in this order */
+      loaded[name] = new Promise(function (resolve, reject) {
+        s.onload = resolve;
+        s.onerror = function () { reject(new Error("could not load " + BUNDLE + name)); };
+      });
+      document.head.appendChild(s);
+    });
+    return loaded;
+  }
+
+  /* the runtime's files decoded, and the binary compiled, as soon as runtime.js has run */
+  function decodeRuntime(loaded) {
+    return loaded["runtime.js"].then(function () {
+      var files = window.__harmonyPyodideFiles, out = {};
+      Object.keys(files).forEach(function (name) { out[name] = gunzip(base64ToBytes(files[name])); });
+      out.module = out["pyodide.asm.wasm"].then(function (bytes) { return WebAssembly.compile(bytes); });
+      return out;
+    });
+  }
+
+  function startPython(loaded, runtime) {
     var base = new URL(BUNDLE, window.location.href).href;
     window.__harmonyPyodideBase = base;
-    return loadScript(BUNDLE + "harmony.js").catch(function () {
-      throw new Error("unbundled");
-    }).then(function () {
-      return loadScript(BUNDLE + "runtime.js");
-    }).then(function () {
-      return loadScript(BUNDLE + "pyodide-asm.js");
-    }).then(function () {
-      return loadScript(BUNDLE + "pyodide.js");
-    }).then(function () {
-      var files = window.__harmonyPyodideFiles;
-      var realFetch = window.fetch;
+    return Promise.all([loaded["pyodide.js"], runtime]).then(function (got) {
+      var files = got[1];
+      var realFetch = window.fetch, realStreaming = WebAssembly.instantiateStreaming;
       /* Pyodide fetches its wasm binary and standard library: answer from the bundle,
          so nothing is fetched from anywhere (file:// forbids fetch anyway) */
       window.fetch = function (url, options) {
         var name = String(url && url.url ? url.url : url).split(/[?#]/)[0].split("/").pop();
-        if (Object.prototype.hasOwnProperty.call(files, name)) {
-          return gunzip(base64ToBytes(files[name])).then(function (bytes) {
-            var type = /\.wasm$/.test(name) ? "application/wasm" : "application/zip";
-            return new Response(bytes, {headers: {"Content-Type": type}});
+        if (Object.prototype.hasOwnProperty.call(files, name) && name !== "module") {
+          return files[name].then(function (bytes) {
+            var wasm = /\.wasm$/.test(name);
+            var response = new Response(bytes, {headers: {"Content-Type": wasm ? "application/wasm" : "application/zip"}});
+            if (wasm) { response.harmonyWasm = true; }
+            return response;
           });
         }
         return realFetch.call(window, url, options);
       };
+      /* ... and instantiates the binary already compiled */
+      WebAssembly.instantiateStreaming = function (source, imports) {
+        return Promise.resolve(source).then(function (response) {
+          if (!(response && response.harmonyWasm)) { return realStreaming.call(WebAssembly, response, imports); }
+          return files.module.then(function (module) {
+            return WebAssembly.instantiate(module, imports).then(function (instance) {
+              return {module: module, instance: instance};
+            });
+          });
+        });
+      };
       return window.loadPyodide({indexURL: base, createPyodideModule: window.__harmonyCreatePyodideModule,
                                  lockFileContents: window.__harmonyPyodideLock, stdout: function () {},
-                                 stderr: function (line) { if (window.console) { console.warn(line); } }});
+                                 stderr: function (line) { if (window.console) { console.warn(line); } }})
+        .finally(function () { window.fetch = realFetch; WebAssembly.instantiateStreaming = realStreaming; });
     }).then(function (py) {
-      var bundle = window.__harmonyExplorerBundle;
-      return gunzip(base64ToBytes(bundle.zip)).then(function (zip) {
-        py.unpackArchive(zip, "zip", {extractDir: bundle.home});
-        py.runPython("import sys\nsys.path.insert(0, " + JSON.stringify(bundle.home + "/lib") + ")\n" +
-                     "from harmony.games.panzerblitz.explorer import Explorer\n" +
-                     "_harmony_explorer = Explorer(" + JSON.stringify(bundle.home + "/rules_data") + ")\n" +
-                     /* the loaded rules live as long as the page: keep the collector from walking
-                        them again and again (a full collection during a decision costs more than
-                        the decision) */
-                     "import gc\ngc.collect()\ngc.freeze()");
-        var ex = py.globals.get("_harmony_explorer");
-        var decideFn = ex.decide, yamlFn = ex.scenario_yaml, checkFn = ex.check;
-        return {
-          catalogue: JSON.parse(ex.catalogue()),
-          /* the position read as a scenario file is read: {ok} or {error: {message, path}} */
-          check: function (pos) { return JSON.parse(checkFn(canonical(pos))); },
-          links: bundle.links || {},
-          /* the rulings alone: the page draws its own board */
-          decide: function (pos) { return JSON.parse(decideFn(canonical(pos), false)); },
-          yaml: function (pos, id, title) { return yamlFn(canonical(pos), id, title); }
-        };
-      });
+      var home = bundle.home, zips = [home + "/engine.zip", home + "/more.zip"];
+      py.FS.mkdirTree(home);
+      py.FS.writeFile(zips[0], base64ToBytes(bundle.engine));
+      py.FS.writeFile(zips[1], base64ToBytes(bundle.more));
+      /* the collector waits until the first ruling is shown (then the loaded rules are
+         frozen out of its walks: a full collection during a decision costs more than the
+         decision) */
+      py.runPython("import gc\ngc.disable()\nimport sys\nsys.path[0:0] = " + JSON.stringify(zips) + "\n" +
+                   "from zipimport import zipimporter\n" +
+                   "from " + bundle.module + " import Explorer\n" +
+                   "_harmony_explorer = Explorer.from_json(zipimporter(" + JSON.stringify(zips[0]) +
+                   ").get_data(" + JSON.stringify(bundle.model) + "))\n");
+      var ex = py.globals.get("_harmony_explorer");
+      var decideFn = ex.decide, yamlFn = ex.scenario_yaml, checkFn = ex.check;
+      return {
+        /* the position read as a scenario file is read: {ok} or {error: {message, path}} */
+        check: function (pos) { return JSON.parse(checkFn(canonical(pos))); },
+        /* the rulings alone: the page draws its own board */
+        decide: function (pos) { return JSON.parse(decideFn(canonical(pos), false)); },
+        yaml: function (pos, id, title) { return yamlFn(canonical(pos), id, title); },
+        settle: function () { py.runPython("import gc\ngc.collect()\ngc.freeze()\ngc.enable()"); }
+      };
     });
   }
 
@@ -285,9 +315,10 @@
     return p;
   }
   /* The position in the page's address: null when it holds none, else {position} or
-     {error}. A position the page did not write is checked before anything is drawn: the raw
-     link first (precheck), then, with what the page fills in for keys left out, the whole
-     position by the rules of a scenario file (the engine's check). */
+     {error}. A position the page did not write is checked before anything is decided: the
+     raw link first (precheck, here, before it is drawn), then, with what the page fills in
+     for keys left out, the whole position by the rules of a scenario file (checkLink, the
+     engine's check, once the engine has started). */
   function readLink() {
     var m = /(?:^#|&)position=([^&]*)/.exec(window.location.hash);
     if (!m) { return null; }
@@ -302,10 +333,14 @@
       p.start = {side: (first && typeof first.side === "string") ? first.side : "German", phase: "movement"};
     }
     if (p.rulesets === undefined) { p.rulesets = defaultRulesets(); }
-    var checked;
-    try { checked = engine.check(p); } catch (e) { checked = {error: {message: String(e && e.message || e)}}; }
-    if (checked.error) { return {error: checked.error.message, path: checked.error.path}; }
     return {position: p};
+  }
+  function checkLink(found) {
+    if (!found || found.error) { return found; }
+    var checked;
+    try { checked = engine.check(found.position); } catch (e) { checked = {error: {message: String(e && e.message || e)}}; }
+    if (checked.error) { return {error: checked.error.message, path: checked.error.path}; }
+    return found;
   }
   /* the link read: say what is wrong with it (in the status line, a live region) and show the
      default position instead; the page's attributes tell the tests and the bench */
@@ -626,7 +661,7 @@
     ["face", "face"], ["opportunity-fire", "bool"]
   ];
   function choices(kind) {
-    var cat = engine.catalogue;
+    var cat = catalogue;
     if (kind === "side") {
       var sides = (cat.sides || []).slice();
       pos.units.forEach(function (u) { if (sides.indexOf(u.side) < 0) { sides.push(u.side); } });
@@ -696,7 +731,7 @@
 
   function rulesetName(r) { return typeof r === "string" ? r : (r.name || r.key || r.id); }
   function rulesetChooser() {
-    var cat = engine.catalogue, box = el("fieldset", {"class": "hm-ex-rulesets"}, [el("legend", {text: "Rulesets"})]);
+    var cat = catalogue, box = el("fieldset", {"class": "hm-ex-rulesets"}, [el("legend", {text: "Rulesets"})]);
     var plain = [], withOptions = [];
     (cat.rulesets || []).forEach(function (r) {
       var key = rulesetName(r);
@@ -729,7 +764,7 @@
   }
 
   function toolbar() {
-    var cat = engine.catalogue, bar = el("fieldset", {"class": "hm-ex-tools"}, [el("legend", {text: "Click on the board to"})]);
+    var cat = catalogue, bar = el("fieldset", {"class": "hm-ex-tools"}, [el("legend", {text: "Click on the board to"})]);
     var terrains = [];
     cat.terrain.forEach(function (t) { terrains.push(t.name); });
     var tsel = el("select", {"class": "hm-ex-terrain", "aria-label": "terrain to paint"},
@@ -788,7 +823,7 @@
 
   /* every movement mode one of the position's rulesets offers, in the catalogue's order */
   function offeredModes() {
-    var cat = engine.catalogue, seen = {"normal": true};
+    var cat = catalogue, seen = {"normal": true};
     (cat.rulesets || []).forEach(function (r) {
       var by = r.modes || {};
       pos.rulesets.forEach(function (k) { (by[k] || []).forEach(function (m) { seen[m] = true; }); });
@@ -836,6 +871,7 @@
   }
   function showRulings(result) {
     var box = rulingsBox(), rulesets = result.rulesets || [];
+    box.removeAttribute("aria-busy");
     var note = null;
     if (result.error) {
       note = el("p", {"class": "hm-ex-error", text: "This position cannot be decided: " + result.error.message +
@@ -898,7 +934,7 @@
     return row;
   }
   function clauseLink(cid) {
-    var href = engine.links[cid];
+    var href = links[cid];
     return href ? el("a", {href: href, "class": "hm-ex-clause", "data-clause": cid, text: cid})
                 : el("code", {"class": "hm-ex-clause", "data-clause": cid, text: cid});
   }
@@ -961,11 +997,11 @@
     var n = String((parseInt(root.getAttribute("data-decided") || "0", 10)) + 1);
     root.setAttribute("data-decided", n);
     root.setAttribute("data-decided-for", decided);   // tests and the bench wait for this
-    if (!root.hasAttribute("data-first-ruling-ms")) {   // from navigation (bench/explorer.py)
-      root.setAttribute("data-first-ruling-ms", performance.now().toFixed(0));
-    }
     requestAnimationFrame(function () {
       var shown = performance.now();   // this frame paints the new rulings
+      if (!root.hasAttribute("data-first-ruling-ms")) {   // from navigation (bench/explorer.py)
+        root.setAttribute("data-first-ruling-ms", shown.toFixed(0));
+      }
       setTimeout(function () {
         root.setAttribute("data-shown-ms", (shown - since).toFixed(1));
         root.setAttribute("data-shown", n);
@@ -992,6 +1028,16 @@
       view.controls = el("div", {"class": "hm-ex-controls"});
       root.replaceChildren(view.status, el("div", {"class": "hm-ex-layout"}, [view.boardBox, view.controls]),
                            rulingsBox());
+    }
+    /* while the engine starts, the position is shown, the controls wait and the rulings
+       say they are being decided */
+    view.controls.inert = booting;
+    view.boardBox.inert = booting;
+    if (booting && !table.body) {
+      var box = rulingsBox();
+      box.setAttribute("aria-busy", "true");
+      box.replaceChildren(box.firstChild, el("p", {"class": "hm-ex-deciding",
+        text: "Deciding: the rules engine is starting (a few seconds the first time)…"}));
     }
     view.status.textContent = message ? message.text : "";
     view.status.classList.toggle("hm-ex-error", !!(message && message.error));
@@ -1022,29 +1068,60 @@
   }
   /* the rulebooks of the family and their revision; the others are a tick away */
   function defaultRulesets() {
-    var all = engine.catalogue.rulesets || [];
+    var all = catalogue.rulesets || [];
     var family = all.filter(function (r) { return r.kind === "canonical" || r.kind === "revision"; });
     return (family.length ? family : all).map(rulesetName);
   }
 
-  var t0 = performance.now();
-  boot().then(function (e) {
-    engine = e;
-    ui.hexside = ((engine.catalogue.hexsides || [])[0] || {name: "none"}).name;
-    root.setAttribute("data-boot-ms", (performance.now() - t0).toFixed(0));
-    var limits = window.__harmonyExplorerBundle.limits || {};
+  /* The start: the scripts asked for, the position of the address drawn as soon as
+     harmony.js has run (the controls wait, the rulings say the engine is deciding), the
+     engine started, the link checked, the first ruling decided. The page notes when (from
+     the start of navigation, performance.now(); bench/explorer.py reads them):
+     data-drawn-ms, the position drawn; data-first-ruling-ms, the frame that paints the
+     first rulings. */
+  var booting = true, hashPending = false, linkFound = null;
+  var loaded = requestScripts();
+  var runtime = decodeRuntime(loaded);
+  runtime.catch(function () {});   /* reported where it is awaited */
+  loaded["harmony.js"].then(function () {
+    bundle = window.__harmonyExplorerBundle;
+    catalogue = bundle.catalogue || {};
+    links = bundle.links || {};
+    var limits = bundle.limits || {};
     Object.keys(limits).forEach(function (k) { LIMITS[k] = limits[k]; });
-    pos = openLink(readLink());
+    ui.hexside = ((catalogue.hexsides || [])[0] || {name: "none"}).name;
+    linkFound = readLink();
+    if (linkFound && linkFound.error) { pos = openLink(linkFound); linkFound = null; }
+    else { pos = linkFound ? linkFound.position : defaultPosition(); }
     window.addEventListener("hashchange", function () {
-      var found = readLink();
+      if (booting) { hashPending = true; return; }
+      var found = checkLink(readLink());
       if (!found) { return; }
       var p = openLink(found);
       if (found.error || encode(p) !== encode(pos)) { pos = p; ui.selected = null; ui.fire = []; changed(true); }
       else { render(); }
     });
+    try { render(); }
+    catch (e) {   /* a position the engine would refuse may not draw: drawn once it is checked */
+      board = null; view = null;
+      root.replaceChildren(el("p", {"class": "hm-ex-status", role: "status", text: "Loading the rules engine…"}));
+    }
+    root.setAttribute("data-drawn-ms", performance.now().toFixed(0));
+    return startPython(loaded, runtime);
+  }, function () { throw new Error("unbundled"); }).then(function (e) {
+    engine = e;
+    root.setAttribute("data-boot-ms", performance.now().toFixed(0));
+    if (linkFound || hashPending) {
+      var found = hashPending ? checkLink(readLink()) : checkLink(linkFound);
+      if (found) { pos = openLink(found); }
+    }
+    booting = false;
     root.setAttribute("data-ready", "true");
     changed(true);
+    /* once the first rulings are painted, the loaded rules are frozen out of the collector */
+    requestAnimationFrame(function () { setTimeout(function () { engine.settle(); }, 0); });
   }).catch(function (e) {
+    booting = false;
     if (e && e.message === "unbundled") {
       root.setAttribute("data-unbundled", "true");
       status("The explorer is not bundled in this build of the site: Pyodide was not found when it was built. " +

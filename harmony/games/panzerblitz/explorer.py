@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import base64
 import copy
-import io
 import itertools
 import json
 import re
@@ -37,21 +36,22 @@ from collections.abc import Iterable
 from typing import Any
 
 from . import units as units_mod
-from jsonschema import Draft202012Validator
-from ruamel.yaml.comments import CommentedMap, CommentedSeq
-
 from harmony.diagnostics import Diagnostic, Pos, Report
-from harmony.fmt import FormatError, formatted
 from harmony.game import GameError, check_scenario, game_for
-from harmony.loader import MAX_BYTES, MAX_DEPTH, Document, load, new_yaml, read_text
+from harmony.limits import MAX_BYTES, MAX_DEPTH
 from harmony.model import Model, Scenario
 from harmony.ruleset import RulesetError, options_of, ruleset_for
 from harmony.rulings import ruling_word
 from .scenario import run_scenario
-from harmony.schema import quick_valid, resolve, schema, validate_items
+from harmony.schema import compile_ahead, definition, quick_check, resolve, schema, validate_items
 from .steps import MODES, RESULTS, steps_of
 from .terrain import STANDARD_TYPES
-from harmony.yamltree import Marks, PosMap, PosSeq
+from harmony.yamltree import Document, Marks, PosMap, PosSeq
+
+# Deciding a position imports no YAML library and no jsonschema (the page runs this module
+# in the browser, where every module imported is read and compiled at start): the YAML
+# writer and the schema's full check are imported where a scenario file is written, a
+# position is not valid, or the rules are read from their folder.
 
 #: the keys of a scenario that describe it rather than set up the position
 META = ("id", "title", "summary", "isolates", "cite", "clauses")
@@ -336,6 +336,7 @@ FLOW_WIDTH = 72
 def _styled(value: Any) -> Any:
     """Plain data as a round-trip tree (nothing shared, so no YAML anchors), a small list or
     mapping in flow style as the shipped scenarios write them."""
+    from ruamel.yaml.comments import CommentedMap, CommentedSeq
     if isinstance(value, dict):
         node: Any = CommentedMap((k, _styled(v)) for k, v in value.items())
     elif isinstance(value, list):
@@ -351,6 +352,9 @@ def _styled(value: Any) -> Any:
 
 def _dump(data: dict) -> str:
     """A scenario file's text for plain data: written as ``harmony fmt`` would write it."""
+    import io
+
+    from harmony.loader import new_yaml
     out = io.StringIO()
     new_yaml().dump(_styled(data), out)
     return out.getvalue()
@@ -441,7 +445,10 @@ def _paths(lines: dict[tuple, int]) -> dict[Pos, tuple]:
 class _Placed(Scenario):
     """A scenario read from a position: the place of each value is looked up in the lines
     :func:`_tree` counted rather than found by walking a tree (the steps and the checks ask
-    for thousands of places a decision), to the same answer."""
+    for thousands of places a decision), to the same answer. It is built in memory: its
+    steps are never looked up in the disk cache of shipped scenarios (:func:`.steps.steps_of`)."""
+
+    in_memory = True
 
     def __init__(self, lines: dict[tuple, int], **fields):
         super().__init__(**fields)
@@ -474,22 +481,62 @@ class _Played:
         self.lines = lines
 
 
+#: the definitions of the schema the parts of a position are checked against, by kind: the
+#: scenario (a position always has a map, units and a start: the file schema takes it as this
+#: game's scenario, so a document holding only it is valid when the scenario is), each step
+#: and each question
+PARTS = {"scenario": "#/$defs/scenario", "step": "#/$defs/scenario/$defs/step",
+         "expectation": "#/$defs/scenario/$defs/expectation"}
+
+
+def schema_ahead() -> str:
+    """The quick validators of :data:`PARTS` compiled ahead, as a module's source
+    (:func:`harmony.schema.compile_ahead`): the explorer's bundle ships it, so that the
+    browser checks a position without fastjsonschema or jsonschema.
+
+    >>> "VALIDATORS = {" in schema_ahead()
+    True
+    """
+    return compile_ahead(PARTS["scenario"], [PARTS["step"], PARTS["expectation"]])
+
+
 class Explorer:
-    """The rules of one rules_data folder, loaded once, answering positions in JSON.
+    """The rules of one rules_data folder (or a model already read), loaded once, answering
+    positions in JSON.
 
     >>> ex = Explorer("rules_data")
     >>> [r["name"] for r in json.loads(ex.catalogue())["rulesets"]][:4]
     ['PB', 'PL', 'AIW', 'REV']
+    >>> Explorer(ex.model).model is ex.model
+    True
     """
 
-    def __init__(self, rules_folder: str, reuse: bool = True):
-        self.model, report = load(rules_folder)
-        self.problems = [str(d) for d in report.errors]
+    def __init__(self, rules: str | Model, reuse: bool = True, problems: Iterable[str] = ()):
+        if isinstance(rules, Model):
+            self.model, self.problems = rules, list(problems)
+        else:
+            from harmony.loader import load
+            self.model, report = load(rules)
+            self.problems = [str(d) for d in report.errors]
         #: whether to remember what was checked (False: every decision validates the whole
         #: position against the schema, as the first one does; the tests compare the two)
         self.reuse = reuse
         self._checked: dict[tuple[str, str], bool] = {}
         self._validators: dict[str, Any] = {}
+
+    @classmethod
+    def from_json(cls, text: str | bytes) -> Explorer:
+        """The explorer of a model written by :func:`harmony.modeljson.dumps` (the page's:
+        the rules as the site was built from them, read without YAML).
+
+        >>> from harmony import modeljson
+        >>> ex = Explorer.from_json(modeljson.dumps("rules_data"))
+        >>> sorted(ex.model.sources)[:3], ex.problems
+        (['AIW', 'CP', 'DB'], [])
+        """
+        from harmony import modeljson
+        model, problems = modeljson.loads(text)
+        return cls(model, problems=problems)
 
     # ---------------------------------------------------------------- the schema, in parts
     def _valid(self, whole: dict) -> bool:
@@ -534,18 +581,27 @@ class Explorer:
         if known is None:
             if len(self._checked) > 20_000:     # a long session: start afresh
                 self._checked.clear()
-            known = self._checked[key] = self._validator(kind).is_valid(value)
+            known = self._checked[key] = (self._quick(kind, value)
+                                          or self._validator(kind).is_valid(value))
         return known
+
+    @staticmethod
+    def _quick(kind: str, value: Any) -> bool:
+        """Whether a part is valid by the quick validator of its kind (trusted only when it
+        says so; False: ask jsonschema). A scenario part is a document holding the scenario
+        alone, which is valid when the scenario is (see :data:`PARTS`)."""
+        check = quick_check(PARTS[kind])
+        if kind == "scenario":
+            if not (isinstance(value, dict) and list(value) == ["scenario"]):
+                return False
+            value = value["scenario"]
+        return check is not None and check(value)
 
     def _validator(self, kind: str):
         """The schema's validator for a whole document, a step or a question."""
         if kind not in self._validators:
-            root = schema()
-            if kind == "scenario":
-                sub = root
-            else:
-                sub = {k: root[k] for k in ("$schema", "$id", "$defs")}
-                sub["$ref"] = f"#/$defs/scenario/$defs/{kind}"
+            from jsonschema import Draft202012Validator
+            sub = schema() if kind == "scenario" else definition(PARTS[kind])
             self._validators[kind] = Draft202012Validator(sub)
         return self._validators[kind]
 
@@ -662,7 +718,7 @@ class Explorer:
         body = dict(position, steps=[_PLACEHOLDER_STEP]) if steps == [] else position
         whole = {"scenario": {"id": PLAYED_ID, "title": PLAYED_TITLE, "summary": SUMMARY, **body}}
         empty = {k for k in ("units", "rulesets") if position.get(k) == []}
-        if not empty and quick_valid(whole):     # the schema's compiled check: no tree needed
+        if not empty and self._quick("scenario", whole):   # the schema's compiled check: no tree needed
             tree, lines = None, _tree(whole, nodes=False)[1]
         else:
             tree, lines = _tree(whole)
@@ -825,6 +881,8 @@ class Explorer:
                 del step["expect"]
         data["steps"] = [s for s in data["steps"] if set(s) - {"note"}]
         data.update(id=id, title=title)
+        from harmony.fmt import FormatError, formatted
+        from harmony.loader import read_text
         doc = read_text(f"{id}.yaml", _dump({"scenario": data}))
         try:
             return formatted(doc)

@@ -805,9 +805,14 @@ def parse_steps(sc: Scenario) -> ParsedSteps:
 
 def steps_of(sc: Scenario) -> ParsedSteps:
     """:func:`parse_steps`, read once per scenario object (kept on it, like its data) and
-    remembered between processes (:func:`harmony.playcache.parsed_steps`)."""
+    remembered between processes (:func:`harmony.playcache.parsed_steps`), unless the
+    scenario says it was built in memory (``in_memory``, the ruling explorer's positions:
+    no file's text decides them, and the disk cache's imports are not wanted there)."""
     cache = sc.__dict__
     if "_parsed_steps" not in cache:
-        from harmony.playcache import parsed_steps
-        cache["_parsed_steps"] = parsed_steps(sc, parse_steps)
+        if getattr(sc, "in_memory", False):
+            cache["_parsed_steps"] = parse_steps(sc)
+        else:
+            from harmony.playcache import parsed_steps
+            cache["_parsed_steps"] = parsed_steps(sc, parse_steps)
     return cache["_parsed_steps"]
