@@ -21,7 +21,7 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -71,14 +71,16 @@ def _function_name(ref: str) -> str:
     return "validate_" + re.sub(r"[^a-zA-Z0-9_]", "_", schema()["$id"] + ref)
 
 
-def compile_ahead(ref: str, inner: Iterable[str] = ()) -> str:
+@lru_cache(maxsize=8)
+def compile_ahead(ref: str, inner: tuple[str, ...] = ()) -> str:
     """Python source of a module with quick validators for the definition ``ref`` and for
     the definitions ``inner`` that it refers to (fastjsonschema's code for ``ref``, whose
     functions check each of them), named in its ``VALIDATORS`` mapping; each raises
     ``JsonSchemaException`` (defined in the module) on data it does not accept. The same
-    schema gives the same text. The module needs no fastjsonschema to run.
+    schema gives the same text (made once a process). The module needs no fastjsonschema
+    to run.
 
-    >>> code = compile_ahead("#/$defs/scenario", ["#/$defs/scenario/$defs/step"])
+    >>> code = compile_ahead("#/$defs/scenario", ("#/$defs/scenario/$defs/step",))
     >>> namespace = {}
     >>> exec(compile(code, AHEAD, "exec"), namespace)
     >>> sorted(namespace["VALIDATORS"])

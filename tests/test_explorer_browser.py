@@ -354,6 +354,60 @@ def test_links_the_page_did_not_write_open_the_default_position_and_say_why(brow
         session.context.close()
 
 
+def test_the_position_is_shown_at_once_and_said_to_be_deciding(browser, site, explorer):
+    """Issue 30: the page draws the position of its address from its small script before
+    Pyodide has started (here Pyodide's binary is held back until the page has been looked
+    at): the board with its units, the controls waiting, the rulings saying they are being
+    decided; then the engine decides it. A link the engine refuses, drawn first, gives way
+    to the default position with the reason."""
+    own = {"map": {"columns": 6, "rows": 5, "hexes": {"C3": "woods"}},
+           "units": [{"id": "tank", "side": "German", "kind": "armoured", "class": "A", "attack": 12, "range": 8,
+                      "defence": 8, "movement": 6, "at": "B2"},
+                     {"id": "gun", "side": "Soviet", "kind": "gun", "class": "A", "attack": 10, "range": 8,
+                      "defence": 3, "movement": 1, "at": "E4"}],
+           "start": {"side": "German", "phase": "movement"}, "rulesets": ["PB", "REV"],
+           "steps": [{"move": {"unit": "tank", "path": ["C2", "C3"]}}]}
+    session = Offline(browser, "file://", viewport={"width": 1200, "height": 900})
+    held = []
+    session.context.route("**/_explorer/runtime.js", lambda route: held.append(route))
+    try:
+        page = session.page
+        page.goto((site / "explorer.html").as_uri() + "#position=" + api.encode(own),
+                  wait_until="domcontentloaded")
+        page.wait_for_selector("#hm-explorer[data-drawn-ms]", timeout=BOOT_MS)
+        assert len(held) == 1 and page.get_attribute("#hm-explorer", "data-ready") is None
+        assert page.locator("polygon[data-hex]").count() == 6 * 5
+        assert sorted(page.eval_on_selector_all("g[data-unit]", "gs => gs.map(g => g.dataset.unit)")) == ["gun", "tank"]
+        assert page.locator("polyline.hm-path").count() == 1
+        assert page.get_attribute("section.hm-ex-rulings", "aria-busy") == "true"
+        assert "Deciding" in page.inner_text("section.hm-ex-rulings")
+        assert page.evaluate("document.querySelector('div.hm-ex-controls').inert") is True
+        held[0].continue_()
+        ready(page)
+        assert position(page) == own
+        assert shown(page) == computed(explorer, own)
+        assert page.get_attribute("section.hm-ex-rulings", "aria-busy") is None
+        assert float(page.get_attribute("#hm-explorer", "data-drawn-ms")) < \
+            float(page.get_attribute("#hm-explorer", "data-first-ruling-ms"))
+        # a link whose position the engine refuses (a unit off the map): drawn, then refused
+        # (a query makes it another document: the page loads again)
+        off = json.loads(json.dumps(own))
+        off["units"][1]["at"] = "Z9"
+        page.goto((site / "explorer.html").as_uri() + "?again#position=" + api.encode(off),
+                  wait_until="domcontentloaded")
+        page.wait_for_selector("#hm-explorer[data-drawn-ms]", timeout=BOOT_MS)
+        assert len(held) == 2
+        held[1].continue_()
+        ready(page)
+        said = page.get_attribute("#hm-explorer", "data-link-error")
+        assert said and "Z9" in said and "units[1].at" in said
+        assert page.get_attribute("#hm-explorer", "data-links") == "1"
+        assert position(page)["map"] == {"columns": 8, "rows": 7, "hexes": {"C3": "woods", "D3": "woods", "E4": "town"}}
+        assert session.attempted == [] and session.errors == []
+    finally:
+        session.context.close()
+
+
 def test_an_example_opens_in_the_explorer_from_harmony_serve(browser, served, explorer, shots):
     url, site = served
     sid = "rev-figure-1"

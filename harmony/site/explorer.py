@@ -205,10 +205,12 @@ def engine_zip(model: Model, rules: str | os.PathLike) -> bytes:
     return _zip_bytes(entries)
 
 
+@functools.lru_cache(maxsize=1)
 def more_zip() -> bytes:
     """The zip the page puts second on Python's path: the pure-Python packages of
     :data:`PURE_PACKAGES` and ``rpds``, imported only to write a scenario file or to say
-    what is wrong with a position.
+    what is wrong with a position (made once a process: ``harmony serve`` builds again and
+    again; the packages installed do not change under it).
 
     >>> import zipfile, io
     >>> names = zipfile.ZipFile(io.BytesIO(more_zip())).namelist()

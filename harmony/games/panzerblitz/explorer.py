@@ -497,7 +497,7 @@ def schema_ahead() -> str:
     >>> "VALIDATORS = {" in schema_ahead()
     True
     """
-    return compile_ahead(PARTS["scenario"], [PARTS["step"], PARTS["expectation"]])
+    return compile_ahead(PARTS["scenario"], (PARTS["step"], PARTS["expectation"]))
 
 
 class Explorer:
