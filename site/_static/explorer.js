@@ -7,13 +7,29 @@
    project's own engine decides. Nothing here computes a ruling.
 
    The position (a scenario body: map, units, start, rulesets, steps) lives in
-   the address as #position=<base64url of UTF-8 compact JSON with sorted keys>. */
+   the address as #position=<base64url of UTF-8 compact JSON with sorted keys>.
+
+   By keyboard and screen reader (issue 31): a skip link leads to the explorer; the board is
+   one Tab stop (a list box of hexes: arrows move a ring, Enter chooses, as a click does);
+   the board is also told in words; the focus stays on the control the reader changed; a
+   summary of each decision is announced in the rulings' live region. */
 (function () {
   "use strict";
 
   var root = document.getElementById("hm-explorer");
   if (!root) { return; }
   var BUNDLE = root.getAttribute("data-bundle") || "_explorer/";
+  /* the skip link: the page's first stop for the Tab key, to the explorer (the address
+     keeps its position: the link moves the focus, not the address) */
+  var skip = document.querySelector("a.hm-skip");
+  if (skip) {
+    document.body.insertBefore(skip, document.body.firstChild);
+    skip.addEventListener("click", function (ev) {
+      ev.preventDefault();
+      root.focus();
+      root.scrollIntoView();
+    });
+  }
   var SVGNS = "http://www.w3.org/2000/svg";
 
   /* ------------------------------------------------------------ small helpers */
@@ -360,7 +376,7 @@
 
   var pos = null;        // the position shown
   var ui = {mode: "place", selected: null, terrain: "woods", hexside: "slope-side", fire: [], result: "none",
-            moveMode: "normal"};
+            moveMode: "normal", cursor: null, sidePending: false};
 
   function unitById(id) {
     for (var i = 0; i < pos.units.length; i += 1) { if (pos.units[i].id === id) { return pos.units[i]; } }
@@ -398,20 +414,26 @@
     }
     return pts.join(" ");
   }
+  /* The board is one stop of the Tab key: a list box whose options are the hexes (each
+     labelled with its terrain and units), the arrow keys moving a ring from hex to hex
+     (aria-activedescendant) and Enter choosing the hex, as a click does. What is drawn on
+     top (units, paths, words) is told by the hexes' labels and by the board in words. */
   function newBoard(style, m) {
     var S = style.size;
     var w = S * (1.5 * (m.columns - 1) + 2) + 2, h = S * SQRT3 * (m.rows + (m.columns > 1 ? 0.5 : 0)) + 2;
     var node = svg("svg", {"class": "hm-svg hm-ex-board", viewBox: "-1 -1 " + w.toFixed(1) + " " + h.toFixed(1),
-                           role: "img", "aria-label": "the board: click a hex"});
+                           role: "listbox", tabindex: 0, "aria-describedby": "hm-ex-board-words",
+                           "aria-label": "The board, " + m.columns + " columns by " + m.rows + " rows: " +
+                                         "the arrow keys move between hexes, Enter chooses one"});
     node.style.maxWidth = (w * 1.6).toFixed(0) + "px";
-    var g = svg("g", {"class": "hm-board"}), hexes = {};
+    var g = svg("g", {"class": "hm-board", role: "presentation"}), hexes = {};
     boardLabels(m.columns, m.rows).forEach(function (lab) {
       var c = centre(lab, S);
       var poly = svg("polygon", {points: hexPoints(c, S), stroke: "#8c8c7a", "stroke-width": 1, "data-hex": lab,
-                                 "class": "hm-ex-hex"});
+                                 "class": "hm-ex-hex", id: "hm-ex-hex-" + lab, role: "option", "aria-selected": "false"});
       g.appendChild(poly);
       g.appendChild(svg("text", {x: c[0].toFixed(1), y: (c[1] - S * 0.62).toFixed(1), "font-size": 7,
-                                 "text-anchor": "middle", fill: "#555"}, lab));
+                                 "text-anchor": "middle", fill: "#555", "aria-hidden": "true"}, lab));
       hexes[lab] = {poly: poly, terrain: null, word: null, onpath: false, c: c};
     });
     node.appendChild(g);
@@ -422,19 +444,82 @@
     defs.appendChild(marker);
     node.appendChild(defs);
     var layers = {};
-    ["words", "sides", "paths", "units", "letters"].forEach(function (k) {
-      layers[k] = svg("g", {"class": "hm-ex-layer-" + k});
+    ["words", "sides", "paths", "units", "letters", "cursor"].forEach(function (k) {
+      layers[k] = svg("g", {"class": "hm-ex-layer-" + k, "aria-hidden": "true"});
       node.appendChild(layers[k]);
     });
+    var ring = svg("polygon", {"class": "hm-ex-cursor", points: ""});
+    layers.cursor.appendChild(ring);
     node.addEventListener("click", function (ev) {
       noteInput(ev);
       var t = ev.target.closest("[data-unit]"), hexNode = ev.target.closest("[data-hex]");
       var lab = hexNode ? hexNode.getAttribute("data-hex") : null;
       if (t && !lab) { var u = unitById(t.getAttribute("data-unit")); lab = u ? u.at : null; }
+      if (lab) { ui.cursor = lab; placeCursor(); }
       if (ui.mode === "hexside" && lab) { clickHexside(lab, boardPoint(ev)); return; }
       clickHex(lab, t ? t.getAttribute("data-unit") : null);
     });
-    return {svg: node, cols: m.columns, rows: m.rows, hexes: hexes, layers: layers, keys: {}};
+    node.addEventListener("keydown", boardKey);
+    node.addEventListener("focus", placeCursor);
+    return {svg: node, cols: m.columns, rows: m.rows, hexes: hexes, layers: layers, keys: {}, ring: ring};
+  }
+  /* the hex the ring is on (a unit's hex, or the first hex, until the reader moves it) */
+  function placeCursor() {
+    if (!board) { return; }
+    if (!ui.cursor || !board.hexes[ui.cursor]) {
+      var first = pos.units.filter(function (u) { return board.hexes[u.at]; })[0];
+      ui.cursor = first ? first.at : "A1";
+    }
+    var hx = board.hexes[ui.cursor], S = window.__harmonyExplorerBundle.style.size;
+    if (board.cursorAt !== ui.cursor) {
+      if (board.hexes[board.cursorAt]) { board.hexes[board.cursorAt].poly.setAttribute("aria-selected", "false"); }
+      hx.poly.setAttribute("aria-selected", "true");
+      board.cursorAt = ui.cursor;
+    }
+    board.ring.setAttribute("points", hexPoints(hx.c, S - 1.5));
+    board.ring.setAttribute("data-cursor", ui.cursor);
+    board.svg.setAttribute("aria-activedescendant", "hm-ex-hex-" + ui.cursor);
+  }
+  var ARROWS = {ArrowLeft: [-1, 0], ArrowRight: [1, 0], ArrowUp: [0, -1], ArrowDown: [0, 1]};
+  /* a key on the board: an arrow moves the ring (or, after Enter in the hexside tool, names
+     the side toward it), Enter or Space chooses the hex, Escape lets go of the unit picked */
+  function boardKey(ev) {
+    if (booting || ev.altKey || ev.ctrlKey || ev.metaKey) { return; }
+    placeCursor();
+    var d = ARROWS[ev.key];
+    if (d) {
+      ev.preventDefault();
+      var h = parseLabel(ui.cursor), col = h.q, row = h.r + (h.q - (h.q & 1)) / 2;
+      var other = colLetters(Math.max(0, Math.min(board.cols - 1, col + d[0]))) +
+                  (Math.max(0, Math.min(board.rows - 1, row + d[1])) + 1);
+      if (ui.sidePending) {
+        ui.sidePending = false;
+        noteInput(ev);
+        if (other === ui.cursor) { status("That side of " + ui.cursor + " is the edge of the board."); render(); return; }
+        paintHexside(ui.cursor, other);
+        return;
+      }
+      ui.cursor = other;
+      placeCursor();
+      return;
+    }
+    if (ev.key === "Enter" || ev.key === " ") {
+      ev.preventDefault();
+      noteInput(ev);
+      if (ui.mode === "hexside") {
+        ui.sidePending = true;
+        status("Hexside of " + ui.cursor + ": press the arrow key toward the side to paint.");
+        render();
+        return;
+      }
+      clickHex(ui.cursor, null);
+      return;
+    }
+    if (ev.key === "Escape" && (ui.selected || ui.fire.length || ui.sidePending)) {
+      ev.preventDefault();
+      ui.selected = null; ui.fire = []; ui.sidePending = false; message = null;
+      changed(false);
+    }
   }
   /* where a click falls on the board, in the board's own units */
   function boardPoint(ev) {
@@ -569,7 +654,66 @@
                                    stroke: "#fff", "stroke-width": 3, "paint-order": "stroke", "text-anchor": "end"}, letter));
       });
     });
+    /* each hex's label, what a screen reader says as the ring reaches it: its terrain, the
+       hexsides drawn on it, the units in it, its place on the move */
+    var labelKey = layerKey([base, hexes, m.hexsides || [], m.labels || {}, path, pos.units, ui.selected, ui.fire]);
+    if (board.keys.labels !== labelKey) {
+      board.keys.labels = labelKey;
+      var sidesOf = {};
+      (m.hexsides || []).forEach(function (side) {
+        if (!side || !side.between) { return; }
+        [0, 1].forEach(function (i) {
+          (sidesOf[side.between[i]] = sidesOf[side.between[i]] || []).push(side.type + " toward " + side.between[1 - i]);
+        });
+      });
+      Object.keys(board.hexes).forEach(function (lab) {
+        var words = [lab + ", " + (hexes[lab] || base)];
+        if (m.labels && m.labels[lab] !== undefined) { words.push("marked " + m.labels[lab]); }
+        (sidesOf[lab] || []).forEach(function (w) { words.push(w); });
+        unitsAt(lab).forEach(function (u) { words.push(unitWords(u)); });
+        var k = path.indexOf(lab);
+        if (k === 0 && path.length > 1) { words.push("where the move starts"); }
+        else if (k > 0) { words.push("step " + k + " of the move"); }
+        board.hexes[lab].poly.setAttribute("aria-label", words.join("; "));
+      });
+    }
+    placeCursor();
     return board.svg;
+  }
+  function unitWords(u) {
+    return (u.name || u.id) + " (" + u.side + " " + u.kind + ", " + u.attack + "-" + u.range + " " + u.defence + "-" +
+      u.movement + (u.dispersal && u.dispersal !== "none" ? ", " + u.dispersal : "") + (u.face === "down" ? ", face down" : "") +
+      ")" + (ui.selected === u.id ? ", picked" : "") + (ui.fire.indexOf(u.id) >= 0 ? ", firing" : "");
+  }
+  /* the board in words, for a screen reader (the board's description), kept in step with
+     the picture: its size and terrain, its hexsides, its units and the move drawn */
+  function boardWords() {
+    var m = pos.map, base = m.terrain || "clear", hexes = m.hexes || {}, out = [];
+    var byTerrain = {};
+    Object.keys(hexes).sort().forEach(function (lab) {
+      if (onBoard(lab, m) && hexes[lab] !== base) { (byTerrain[hexes[lab]] = byTerrain[hexes[lab]] || []).push(lab); }
+    });
+    var terrain = Object.keys(byTerrain).sort().map(function (t) { return t + " at " + byTerrain[t].join(", "); });
+    out.push(el("p", {text: "The board: " + m.columns + " columns, A to " + colLetters(m.columns - 1) + ", by " + m.rows +
+                      " rows; every hex " + base + (terrain.length ? " but " + terrain.join("; ") : "") + "."}));
+    var sides = (m.hexsides || []).filter(function (x) { return x && x.between; });
+    if (sides.length) {
+      out.push(el("p", {text: "Hexsides: " + sides.map(function (x) {
+        return x.type + " between " + x.between.join(" and "); }).join("; ") + "."}));
+    }
+    var placed = pos.units.filter(function (u) { return onBoard(u.at, m); });
+    out.push(el("p", {text: placed.length ? "Units:" : "No unit on the board."}));
+    if (placed.length) {
+      out.push(el("ul", {}, placed.map(function (u) { return el("li", {text: unitWords(u) + " at " + u.at}); })));
+    }
+    var moved = null;
+    pos.steps.forEach(function (st, i) { if (st.move) { moved = i; } });
+    if (moved !== null) {
+      var mv = pos.steps[moved].move;
+      out.push(el("p", {text: "The move drawn: " + nameOf(mv.unit) + " from " + whereBefore(mv.unit, moved) + " through " +
+                        (mv.path || []).join(", ") + "."}));
+    }
+    return out;
   }
 
   /* ------------------------------------------------------------ editing */
@@ -642,6 +786,10 @@
     message = null;
     var other = acrossSide(lab, at);
     if (!other) { status("That side of " + lab + " is the edge of the board: click nearer a side between two hexes."); return; }
+    paintHexside(lab, other);
+  }
+  function paintHexside(lab, other) {
+    message = null;
     var between = [lab, other].sort(), sides = (pos.map.hexsides || []).slice();
     var k = -1;
     sides.forEach(function (side, i) {
@@ -708,9 +856,10 @@
           });
           ui.selected = null; changed(true);
         }}));
-      buttons.appendChild(el("button", {type: "button", text: "Deselect", onclick: function () { ui.selected = null; changed(false); }}));
+      buttons.appendChild(el("button", {type: "button", "data-focus": "deselect", text: "Deselect",
+                                        onclick: function () { ui.selected = null; changed(false); }}));
     } else {
-      buttons.appendChild(el("span", {"class": "hm-ex-hint", text: "Click an empty hex to place this unit; click a unit to edit it."}));
+      buttons.appendChild(el("span", {"class": "hm-ex-hint", text: "Click an empty hex (or press Enter on it) to place this unit; click a unit to edit it."}));
     }
     box.appendChild(buttons);
     return box;
@@ -755,7 +904,7 @@
     }
     plain.forEach(function (o) { box.appendChild(box_(o)); });
     if (withOptions.length) {
-      var more = el("details", {"class": "hm-ex-options"}, [el("summary", {text: "with optional rules"})]);
+      var more = el("details", {"class": "hm-ex-options"}, [el("summary", {"data-focus": "options", text: "with optional rules"})]);
       if (withOptions.some(function (o) { return pos.rulesets.indexOf(o.key) >= 0; })) { more.open = true; }
       withOptions.forEach(function (o) { more.appendChild(box_(o)); });
       box.appendChild(more);
@@ -893,9 +1042,16 @@
       var head = el("tr", {}, [el("th", {scope: "col", text: "Question"})].concat(rulesets.map(function (r) {
         return el("th", {scope: "col", "data-ruleset": r, text: r});
       })));
-      box.replaceChildren(box.firstChild, el("div", {"class": "hm-ex-tablebox"},
+      /* the live region announces the summary; the table itself (aria-live off) is read when
+         the reader goes to it */
+      table.summary = el("p", {"class": "hm-ex-summary"});
+      box.replaceChildren(box.firstChild, table.summary, el("div", {"class": "hm-ex-tablebox", "aria-live": "off"},
                                               [el("table", {"class": "hm-ex-table"}, [el("thead", {}, [head]), table.body])]));
     }
+    var differ = result.questions.filter(function (q) { return isSplit(q, rulesets); }).length;
+    var n = result.questions.length;
+    table.summary.textContent = "Decided: " + n + " question" + (n === 1 ? "" : "s") + " under " + rulesets.join(", ") +
+      (rulesets.length < 2 ? "." : differ ? "; the rulesets differ on " + differ + "." : "; the rulesets agree on every one.");
     var rows = {}, wanted = result.questions.map(function (q) {
       var key = layerKey([q.id, q.text, rulesets.map(function (r) { return q.rulings[r] || null; })]);
       var row = table.rows[key] || questionRow(q, rulesets);
@@ -909,10 +1065,13 @@
     });
     while (at) { var next = at.nextSibling; body.removeChild(at); at = next; }
   }
-  function questionRow(q, rulesets) {
+  /* whether the rulesets answer a question differently (a refusal counts as an answer) */
+  function isSplit(q, rulesets) {
     var words = rulesets.map(function (r) { var c = q.rulings[r] || {}; return c.refused !== undefined ? "refused" : c.words; });
-    var split = words.some(function (w) { return w !== words[0]; });
-    var row = el("tr", {"class": split ? "hm-split" : null, "data-question": q.id},
+    return words.some(function (w) { return w !== words[0]; });
+  }
+  function questionRow(q, rulesets) {
+    var row = el("tr", {"class": isSplit(q, rulesets) ? "hm-split" : null, "data-question": q.id},
                  [el("th", {scope: "row", text: q.text})]);
     rulesets.forEach(function (r) {
       var c = q.rulings[r] || {}, td = el("td", {"class": "hm-ex-cell", "data-ruleset": r});
@@ -1019,15 +1178,39 @@
     }
     return view.panels[name];
   }
+  /* what finds a control again once its panel is drawn anew (the same control of the new
+     panel): its tag and the attribute naming it */
+  var FOCUS_NAMES = ["data-mode", "data-field", "data-size", "data-ruleset", "data-focus"];
+  function focusKey(node) {
+    if (!node || node === root || !root.contains(node) || !node.tagName) { return null; }
+    var tag = node.tagName.toLowerCase();
+    for (var i = 0; i < FOCUS_NAMES.length; i += 1) {
+      if (node.hasAttribute(FOCUS_NAMES[i])) {
+        return tag + "[" + FOCUS_NAMES[i] + '="' + CSS.escape(node.getAttribute(FOCUS_NAMES[i])) + '"]';
+      }
+    }
+    return node.classList.length ? tag + "." + Array.prototype.map.call(node.classList, CSS.escape).join(".") : null;
+  }
   function render() {
+    /* the reader's focus stays where it was: on the same control when its panel is drawn
+       anew (a mode, a terrain, a ruleset chosen), else on the board */
+    var active = document.activeElement, key = focusKey(active);
+    renderAll();
+    if (key && !(active.isConnected && root.contains(active))) {
+      var again = root.querySelector(key) || (board && board.svg);
+      if (again && !again.closest("[inert]")) { again.focus(); }
+    }
+  }
+  function renderAll() {
     if (!view) {
       view = {keys: {}, panels: {}};
       view.status = el("p", {"class": "hm-ex-status", role: "status"});
       view.boardBox = el("div", {"class": "hm-ex-boardbox"});
+      view.words = el("div", {"class": "hm-ex-board-words hm-visually-hidden", id: "hm-ex-board-words"});
       view.link = el("a", {"class": "hm-ex-link", text: "Link to this position"});
       view.controls = el("div", {"class": "hm-ex-controls"});
       root.replaceChildren(view.status, el("div", {"class": "hm-ex-layout"}, [view.boardBox, view.controls]),
-                           rulingsBox());
+                           view.words, rulingsBox());
     }
     /* while the engine starts, the position is shown, the controls wait and the rulings
        say they are being decided */
@@ -1043,6 +1226,8 @@
     view.status.classList.toggle("hm-ex-error", !!(message && message.error));
     var drawn = drawBoard();
     if (view.boardBox.firstChild !== drawn) { view.boardBox.replaceChildren(drawn); }
+    var wordsKey = layerKey([pos.map, pos.units, pos.steps, ui.selected, ui.fire]);
+    if (view.keys.words !== wordsKey) { view.keys.words = wordsKey; view.words.replaceChildren.apply(view.words, boardWords()); }
     var sides = choices("side"), sel = ui.selected ? unitById(ui.selected) : null;
     var names = pos.units.map(function (u) { return [u.id, u.name || null]; });
     var parts = [
@@ -1055,7 +1240,7 @@
         return el("div", {"class": "hm-ex-buttons"}, [
           el("button", {type: "button", "class": "hm-ex-download", text: "Download scenario", onclick: download}),
           view.link,
-          el("button", {type: "button", text: "Start afresh", onclick: function () {
+          el("button", {type: "button", "data-focus": "afresh", text: "Start afresh", onclick: function () {
             pos = defaultPosition(); ui.selected = null; changed(true);
           }})]);
       })];
