@@ -49,9 +49,7 @@ Python, loaded only when it may run: :func:`trusting`), and the
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import importlib
-import importlib.util
 import sys
 from contextlib import contextmanager
 from contextvars import ContextVar
@@ -187,6 +185,8 @@ def _in_folder(root: Path, name: str) -> bool:
 def _from_folder(root: Path, name: str) -> Game | None:
     for path in (root / f"{name}.py", root / name / "__init__.py"):
         if path.is_file():
+            import hashlib
+            import importlib.util
             digest = hashlib.sha256(str(path.resolve()).encode()).hexdigest()[:12]
             modname = f"harmony_game_{name.replace('-', '_')}_{digest}"
             if modname not in sys.modules:

@@ -31,6 +31,8 @@ class Located:
 
 @dataclass
 class Document(Located):
+    """A document of a source (a rulebook, an errata sheet...): its id, title, version and date."""
+
     id: str = ""
     title: str = ""
     version: str | None = None
@@ -39,6 +41,8 @@ class Document(Located):
 
 @dataclass
 class Version(Located):
+    """A version of a source: its number, its date and a note on it."""
+
     version: str = ""
     date: str = ""
     note: str | None = None
@@ -46,6 +50,8 @@ class Version(Located):
 
 @dataclass
 class Source(Located):
+    """A rulebook or other source of rules, with its documents and versions."""
+
     key: str = ""
     title: str = ""
     author: str = ""
@@ -102,6 +108,8 @@ class Identity(Located):
 
 @dataclass
 class Aspect(Located):
+    """One row of a topic: a question every source answers in its own cell."""
+
     id: str = ""
     title: str = ""
     summary: str | None = None
@@ -109,6 +117,8 @@ class Aspect(Located):
 
 @dataclass
 class Topic(Located):
+    """A topic of the rules, with its rows (aspects) in order."""
+
     id: str = ""
     title: str = ""
     summary: str = ""
@@ -122,6 +132,8 @@ class Topic(Located):
 
 @dataclass
 class Citation(Located):
+    """Where in a source something is said: its document, section, page..."""
+
     source: str = ""
     document: str | None = None
     section: str | None = None
@@ -143,12 +155,16 @@ class Citation(Located):
 
 @dataclass
 class Relation(Located):
+    """How a cell stands to other clauses: restates, amends, replaces or adds to them."""
+
     type: str = ""
     clauses: list[str] = field(default_factory=list)
 
 
 @dataclass
 class Card(Located):
+    """A rule card's title and text for a cell."""
+
     title: str = ""
     text: str = ""
 
@@ -171,12 +187,16 @@ class Unexercised(Located):
 
 @dataclass
 class Change(Located):
+    """What a version of a source changed in a cell."""
+
     version: str = ""
     note: str = ""
 
 
 @dataclass
 class Cell(Located):
+    """What one source says on one clause: its status, text, citations and parameters."""
+
     source: str = ""
     status: str = "not-covered"
     text: str | None = None
@@ -200,6 +220,8 @@ class Cell(Located):
 
 @dataclass
 class QA(Located):
+    """A published question on a clause and its answer."""
+
     source: str = ""
     question: str = ""
     answer: str = ""
@@ -208,6 +230,8 @@ class QA(Located):
 
 @dataclass
 class Clause(Located):
+    """One rule of a topic, with a cell for each source."""
+
     id: str = ""
     topic: str = ""
     aspect: str = ""
@@ -254,6 +278,8 @@ class Parameter(Located):
 
 @dataclass
 class Term(Located):
+    """A glossary term: its definition and aliases."""
+
     term: str = ""
     definition: str = ""
     aliases: list[str] = field(default_factory=list)
@@ -266,6 +292,8 @@ class Term(Located):
 
 @dataclass
 class Footnote(Located):
+    """A footnote of a source."""
+
     id: str = ""
     source: str = ""
     text: str = ""
@@ -274,6 +302,8 @@ class Footnote(Located):
 
 @dataclass
 class Note(Located):
+    """A note of a source on a topic."""
+
     id: str = ""
     source: str = ""
     topic: str = ""
@@ -290,6 +320,8 @@ UNITS = {"inches": ("inch", "inches"), "shifts": ("shift", "shifts"),
 
 @dataclass
 class TableColumn(Located):
+    """A column of a table: its id, title, type and unit."""
+
     id: str = ""
     title: str = ""
     type: str = "text"

@@ -83,16 +83,36 @@ def _node(data: Any) -> Any:
     return s
 
 
-def dumps(root: str | os.PathLike) -> str:
+def dumps(root: str | os.PathLike, scenarios: bool = True) -> str:
     """The model of a rules folder as JSON text (the same folder, the same text), with the
-    problems its loading reports, as text."""
+    problems its loading reports, as text; with ``scenarios=False``, the model without its
+    worked examples (each file's ``scenario:`` left out: a reader that plays positions of its
+    own, as the explorer does, needs none of them).
+
+    >>> from harmony.usage import default_rules_data
+    >>> model, _ = loads(dumps(default_rules_data(), scenarios=False))
+    >>> model.scenarios, "spotting.recording" in model.clauses
+    ({}, True)
+    """
     from .diagnostics import Report
     from .loader import read_usable   # YAML readers: only where the text is written
     report = Report()
-    files = [[path, None if tree is None else _tree(tree)] for path, tree in read_usable(root, report)]
+    files = [[path, None if tree is None else _tree(tree if scenarios or "scenario" not in tree
+                                                    else _without(tree, "scenario"))]
+             for path, tree in read_usable(root, report)]
     return json.dumps({"format": FORMAT, "root": display_path(str(root)), "files": files,
                        "problems": [str(d) for d in report.errors]},
                       separators=(",", ":"))   # ASCII: a file name not UTF-8 (a lone surrogate) survives
+
+
+def _without(tree: Any, key: str) -> Any:
+    """A mapping of the tree without ``key``, its other places kept."""
+    lc = getattr(tree, "lc", None)
+    if lc is None:
+        return {k: v for k, v in tree.items() if k != key}
+    out = PosMap((k, v) for k, v in tree.items() if k != key)
+    out.lc = Marks(lc.line, lc.col, {k: (*lc.key(k), *lc.value(k)) for k in out})
+    return out
 
 
 def loads(text: str | bytes) -> tuple[Model, list[str]]:

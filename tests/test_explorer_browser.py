@@ -40,7 +40,8 @@ def served(tmp_path_factory):
     assert bundle.find_pyodide() is not None, \
         "Pyodide is missing: run `npm ci` at the top of the checkout (.ci/setup does)"
     tmp = tmp_path_factory.mktemp("explorer")
-    with serving(RULES, tmp) as server:
+    # (the first build of a cold cache compiles the explorer's Python under Node.js too)
+    with serving(RULES, tmp, start_within=600) as server:
         yield server.url, tmp / "out"
 
 
@@ -384,6 +385,8 @@ def test_the_position_is_shown_at_once_and_said_to_be_deciding(browser, site, ex
         assert page.evaluate("document.querySelector('div.hm-ex-controls').inert") is True
         held[0].continue_()
         ready(page)
+        # its Python came as byte code compiled for Pyodide when the site was built
+        assert page.get_attribute("#hm-explorer", "data-bytecode") == "compiled"
         assert position(page) == own
         assert shown(page) == computed(explorer, own)
         assert page.get_attribute("section.hm-ex-rulings", "aria-busy") is None

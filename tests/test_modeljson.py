@@ -114,3 +114,19 @@ def test_text_that_is_not_a_model_is_refused_in_one_line(text):
     with pytest.raises(modeljson.ModelJSONError) as e:
         modeljson.loads(text)
     assert "\n" not in str(e.value) and "modeljson" in str(e.value)
+
+
+def test_without_scenarios_the_model_is_the_same_but_for_them(shipped_model):
+    """The explorer's bundle leaves the worked examples out (the page plays positions of its
+    own): everything else, places and rulesets included, is the loader's."""
+    model, problems = modeljson.loads(modeljson.dumps(RULES, scenarios=False))
+    assert problems == [] and model.scenarios == {} and shipped_model.scenarios
+    full = dataclasses.replace(shipped_model, scenarios={})
+    assert_same(model, full)
+    for name in shipped_model.sources:
+        try:
+            expected = ruleset_for(shipped_model, name)
+        except RulesetError:
+            continue
+        assert {k: (s.value, s.clause) for k, s in ruleset_for(model, name).settings.items()} == \
+            {k: (s.value, s.clause) for k, s in expected.settings.items()}

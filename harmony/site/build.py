@@ -350,6 +350,7 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
     from sphinx.util.docutils import docutils_namespace, patch_docutils
 
     checked = time.perf_counter()
+    explorer.prepare(model)   # the explorer's Python compiled for Pyodide while the pages are built
     html = cache / "html"
     mark = cache / UNFINISHED
     if mark.exists():   # the last build was killed while writing: trust nothing it left

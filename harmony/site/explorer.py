@@ -15,11 +15,12 @@ and from ``file://``. Chromium refuses ``fetch()`` and ES-module imports from
 * ``harmony.js``: two zips, in base64, that the page puts on Python's path as they
   are (Python imports from a zip): ``engine.zip`` (:func:`engine_zip`: the ``harmony``
   package, the game's schema validators compiled ahead and the rules as JSON, read
-  without YAML by :mod:`harmony.modeljson`) and ``more.zip`` (:func:`more_zip`: the
-  YAML writer and jsonschema, imported only to save a scenario or to say what is wrong
-  with a position); what the page offers (the game's catalogue, worked out here), the
-  drawing style, the limits of a link, and the map from clause id to the row that shows
-  it (:func:`clause_links`).
+  without YAML by :mod:`harmony.modeljson`; its modules as byte code for Pyodide's
+  Python, compiled by Pyodide under Node.js, :mod:`.bytecode`, when Node.js is there)
+  and ``more.zip`` (:func:`more_zip`: the YAML writer and jsonschema, imported only to
+  save a scenario or to say what is wrong with a position); what the page offers (the
+  game's catalogue, worked out here), the drawing style, the limits of a link, and the
+  map from clause id to the row that shows it (:func:`clause_links`).
 
 Only the explorer page loads them; every other page stays as light as before.
 Pyodide comes from the npm registry (``package.json`` pins it, ``npm ci``
@@ -27,7 +28,7 @@ installs it): :func:`find_pyodide` looks at ``$HARMONY_PYODIDE``, then at
 ``node_modules/pyodide`` at the top of the checkout. Without it the site still
 builds, and the explorer page says how to bundle it.
 
-Every file is deterministic: the same inputs give the same bytes.
+Every file is deterministic: the same inputs (and Node.js there or not) give the same bytes.
 """
 from __future__ import annotations
 
@@ -156,6 +157,9 @@ LEFT_OUT = ("tests", "benchmarks", "__pycache__", "clibz")
 NOT_RUN = ("site", "cards", "rulebook", "diff", "starter", "starter_dice")
 #: the names in ``engine.zip`` of the rules (:func:`harmony.modeljson.dumps`)
 MODEL_FILE = "model.json"
+#: the names of the two zips in Pyodide's file system (in :data:`HOME`), in their order on
+#: Python's path
+ENGINE, MORE = "engine.zip", "more.zip"
 
 
 def _package_files(folder: Path, prefix: str, data: bool = False,
@@ -173,11 +177,12 @@ def _package_files(folder: Path, prefix: str, data: bool = False,
     return out
 
 
-def engine_zip(model: Model, rules: str | os.PathLike) -> bytes:
+def engine_zip(model: Model, rules: str | os.PathLike, compiled: dict[str, bytes] | None = None) -> bytes:
     """The zip the page puts first on Python's path: the ``harmony`` package (its code but
     :data:`NOT_RUN`, and its schema), the game's quick schema validators compiled ahead
     (module :data:`harmony.schema.AHEAD`) and the rules as JSON (:data:`MODEL_FILE`,
-    :func:`harmony.modeljson.dumps`). Deciding a position needs nothing else: no YAML
+    :func:`harmony.modeljson.dumps`); ``compiled``, the byte code of its modules
+    (:mod:`harmony.site.bytecode`), stands in for their sources. Deciding a position needs nothing else: no YAML
     reader, no jsonschema (``tests/test_explorer_bundle.py`` decides from it alone).
 
     >>> import zipfile, io
@@ -195,22 +200,60 @@ def engine_zip(model: Model, rules: str | os.PathLike) -> bytes:
     >>> engine_zip(load(rules)[0], rules) == data
     True
     """
+    return _zip_bytes(_compiled(engine_sources(model, rules), compiled or {}))
+
+
+def engine_sources(model: Model, rules: str | os.PathLike) -> dict[str, bytes]:
+    """The entries of :func:`engine_zip` but their byte code."""
     from .. import modeljson
+    entries = _engine_code(model)
+    entries[MODEL_FILE] = modeljson.dumps(rules, scenarios=False).encode("utf-8")   # the page plays its own
+    return entries
+
+
+def _engine_code(model: Model) -> dict[str, bytes]:
+    """The code of ``engine.zip``: the harmony package's, and the validators compiled ahead."""
     entries = _package_files(resources.package_dir(), "harmony", skip=NOT_RUN)
     entries.update(_package_files(resources.package_dir() / "schema", "harmony/schema", data=True))
     explorer = game.game_for(model).explorer
     if explorer is not None and explorer.schema_ahead is not None:
         entries[f"{AHEAD}.py"] = explorer.schema_ahead().encode("utf-8")
-    entries[MODEL_FILE] = modeljson.dumps(rules).encode("utf-8")
-    return _zip_bytes(entries)
+    return entries
+
+
+def _to_compile(model: Model) -> tuple[dict[str, dict[str, bytes]], tuple[str, tuple[str, ...]] | None]:
+    """What :mod:`.bytecode` compiles: the code of ``engine.zip`` (``more.zip``, used only to
+    save a scenario or to report a problem, stays source: compiling it would double the
+    time it takes), and the modules the page imports first (whose standard library modules
+    are compiled too)."""
+    explorer = game.game_for(model).explorer
+    entry = (ENGINE, (explorer.module, AHEAD)) if explorer is not None and explorer.module else None
+    return {ENGINE: _engine_code(model)}, entry
+
+
+def prepare(model: Model, env: Mapping[str, str] | None = None) -> None:
+    """Begin compiling the bundle's Python for Pyodide (:func:`.bytecode.start`), for a build
+    to make its pages meanwhile; :func:`plan` then takes the result. Nothing happens without
+    Pyodide or an explorer."""
+    try:
+        if game.game_for(model).explorer is None:
+            return
+        pyodide = find_pyodide(env)
+        if pyodide is None or any(not (pyodide / n).is_file() for n in NEEDED):
+            return
+        from . import bytecode
+        zips, entry = _to_compile(model)
+        bytecode.start(pyodide, zips, HOME, entry)
+    except (game.GameError, BundleError, OSError):
+        return
 
 
 @functools.lru_cache(maxsize=1)
 def more_zip() -> bytes:
-    """The zip the page puts second on Python's path: the pure-Python packages of
-    :data:`PURE_PACKAGES` and ``rpds``, imported only to write a scenario file or to say
-    what is wrong with a position (made once a process: ``harmony serve`` builds again and
-    again; the packages installed do not change under it).
+    """The zip the page puts last on Python's path: the pure-Python packages of
+    :data:`PURE_PACKAGES` and ``rpds``, as source, imported only to write a scenario file or
+    to say what is wrong with a position (made once a process: ``harmony serve`` builds
+    again and again; the packages installed do not change under it).
 
     >>> import zipfile, io
     >>> names = zipfile.ZipFile(io.BytesIO(more_zip())).namelist()
@@ -220,6 +263,17 @@ def more_zip() -> bytes:
     >>> any(n.startswith("harmony/") for n in names)
     False
     """
+    return _zip_bytes(_more_sources())
+
+
+def _compiled(entries: dict[str, bytes], compiled: dict[str, bytes]) -> dict[str, bytes]:
+    """``entries`` with each module's byte code in place of its source (Python's zip
+    importer needs no source beside an unchecked hash-based ``.pyc``)."""
+    return {**{n: d for n, d in entries.items() if n + "c" not in compiled}, **compiled}
+
+
+@functools.lru_cache(maxsize=1)
+def _more_sources() -> dict[str, bytes]:
     entries = {}
     for name in PURE_PACKAGES:
         spec = importlib.util.find_spec(name)
@@ -228,7 +282,7 @@ def more_zip() -> bytes:
         folder = Path(list(spec.submodule_search_locations)[0])
         entries.update(_package_files(folder, name.replace(".", "/"), data=True))
     entries["rpds/__init__.py"] = (Path(__file__).parent / "purerpds.py").read_bytes()
-    return _zip_bytes(entries)
+    return entries
 
 
 def clause_links(model: Model) -> dict[str, str]:
@@ -359,9 +413,10 @@ def _make_pyodide_files(pyodide: Path) -> dict[str, bytes]:
 
 
 def bundle_files(pyodide: Path, model: Model, rules: str | os.PathLike,
-                 cache: str | os.PathLike | None = None) -> dict[str, bytes]:
+                 cache: str | os.PathLike | None = None, notes: list[str] | None = None) -> dict[str, bytes]:
     """Every file of the bundle: name inside ``_explorer/`` -> bytes (the ones made from
-    Pyodide's files remembered in ``cache``, if given)."""
+    Pyodide's files remembered in ``cache``, if given); ``notes`` gets why the Python is
+    bundled as source, when it is (:mod:`.bytecode`)."""
     missing = [n for n in NEEDED if not (pyodide / n).is_file()]
     if missing:
         raise BundleError(f"{pyodide} lacks {', '.join(missing)}: not an unpacked pyodide npm package")
@@ -370,13 +425,20 @@ def bundle_files(pyodide: Path, model: Model, rules: str | os.PathLike,
                                 str(cache) if cache is not None else None))
     version = json.loads((pyodide / "package.json").read_text("utf-8")).get("version", "")
     explorer = game.game_for(model).explorer
+    from . import bytecode
+    engine = engine_sources(model, rules)
+    zips, entry = _to_compile(model)
+    pyc, why = bytecode.compiled(pyodide, zips, HOME, entry)
+    if why and notes is not None:
+        notes.append(f"its Python as source: {why}")
     return {
         **files,
         "harmony.js": _script({
             "__harmonyExplorerBundle": {
                 # zips of deflated files: base64 alone (the page decodes them at once, no gunzip)
-                "engine": base64.b64encode(engine_zip(model, rules)).decode("ascii"),
+                "engine": base64.b64encode(_zip_bytes(_compiled(engine, pyc[ENGINE]))).decode("ascii"),
                 "more": base64.b64encode(more_zip()).decode("ascii"),
+                "zips": [ENGINE, MORE],
                 "home": HOME, "model": MODEL_FILE, "module": explorer.module if explorer else "",
                 "catalogue": explorer.catalogue(model) if explorer and explorer.catalogue else {},
                 "links": clause_links(model), "pyodide": version,
@@ -411,9 +473,11 @@ def plan(model: Model, rules: str | os.PathLike, env: Mapping[str, str] | None =
     pyodide = find_pyodide(env)
     if pyodide is None:
         return Bundle({}, f"the explorer is not bundled (no Pyodide found): {how_to_bundle()}")
+    notes: list[str] = []
     try:
-        files = bundle_files(pyodide, model, rules, cache)
+        files = bundle_files(pyodide, model, rules, cache, notes)
     except BundleError as e:
         return Bundle({}, f"the explorer is not bundled ({e}): {how_to_bundle()}")
     size = sum(len(d) for d in files.values())
-    return Bundle(files, f"the explorer bundles Pyodide from {pyodide} ({size / 1e6:.1f} MB)")
+    return Bundle(files, f"the explorer bundles Pyodide from {pyodide} ({size / 1e6:.1f} MB)"
+                  + "".join(f"; {n}" for n in notes))

@@ -285,18 +285,23 @@
                                  stderr: function (line) { if (window.console) { console.warn(line); } }})
         .finally(function () { window.fetch = realFetch; WebAssembly.instantiateStreaming = realStreaming; });
     }).then(function (py) {
-      var home = bundle.home, zips = [home + "/engine.zip", home + "/more.zip"];
+      var home = bundle.home, zips = bundle.zips.map(function (name) { return home + "/" + name; });
       py.FS.mkdirTree(home);
       py.FS.writeFile(zips[0], base64ToBytes(bundle.engine));
       py.FS.writeFile(zips[1], base64ToBytes(bundle.more));
       /* the collector waits until the first ruling is shown (then the loaded rules are
          frozen out of its walks: a full collection during a decision costs more than the
          decision) */
-      py.runPython("import gc\ngc.disable()\nimport sys\nsys.path[0:0] = " + JSON.stringify(zips) + "\n" +
-                   "from zipimport import zipimporter\n" +
+      /* the engine's zip first on Python's path; the other last, read only for what neither
+         the engine's zip nor the standard library holds (the YAML writer, jsonschema) */
+      py.runPython("import gc\ngc.disable()\nimport sys\nsys.path.insert(0, " + JSON.stringify(zips[0]) + ")\n" +
+                   "sys.path.append(" + JSON.stringify(zips[1]) + ")\n" +
                    "from " + bundle.module + " import Explorer\n" +
-                   "_harmony_explorer = Explorer.from_json(zipimporter(" + JSON.stringify(zips[0]) +
-                   ").get_data(" + JSON.stringify(bundle.model) + "))\n");
+                   "_harmony_explorer = Explorer.from_json(sys.path_importer_cache[" + JSON.stringify(zips[0]) +
+                   "].get_data(" + JSON.stringify(bundle.model) + "))\n");
+      /* whether the modules came as byte code compiled at build time (harmony.site.bytecode) */
+      root.setAttribute("data-bytecode", py.runPython("__import__('harmony').__file__.endswith('.pyc')") ?
+                        "compiled" : "source");
       var ex = py.globals.get("_harmony_explorer");
       var decideFn = ex.decide, yamlFn = ex.scenario_yaml, checkFn = ex.check;
       return {

@@ -218,6 +218,8 @@ def _is_list(v: Any) -> bool:
 
 @dataclass(frozen=True, kw_only=True)
 class Spotted(UnitAsk):
+    """Is the unit spotted (by the observer given)?"""
+
     kind: ClassVar[str] = "spotted"
     value_kind = (_is_bool, "true or false")
     by: Word | None = None
@@ -225,6 +227,8 @@ class Spotted(UnitAsk):
 
 @dataclass(frozen=True, kw_only=True)
 class CanFire(Ask):
+    """May these units fire at the target?"""
+
     kind: ClassVar[str] = "can-fire"
     value_kind = (_is_bool, "true or false")
     firers: tuple[Word, ...]
@@ -236,18 +240,24 @@ class CanFire(Ask):
 
 @dataclass(frozen=True, kw_only=True)
 class OpFire(UnitAsk):
+    """Which opportunity fire attacks are open on the unit?"""
+
     kind: ClassVar[str] = "opfire"
     value_kind = (_is_list, "a list of attacks")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Interdiction(UnitAsk):
+    """Which interdiction attacks are open on the unit?"""
+
     kind: ClassVar[str] = "interdiction"
     value_kind = (_is_list, "a list of attacks")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Markers(UnitAsk):
+    """Which markers does the unit carry?"""
+
     kind: ClassVar[str] = "markers"
     value_kind = (lambda v: isinstance(v, list) and all(m in MARKER_KINDS for m in v),
                   f"a list of markers ({', '.join(MARKER_KINDS)})")
@@ -255,24 +265,32 @@ class Markers(UnitAsk):
 
 @dataclass(frozen=True, kw_only=True)
 class Where(UnitAsk):
+    """Where is the unit: a hex, or eliminated?"""
+
     kind: ClassVar[str] = "where"
     value_kind = (lambda v: v == "eliminated" or is_label(v), "a hex label or eliminated")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Dispersal(UnitAsk):
+    """What is the unit's state after fire: none, D, DD or X?"""
+
     kind: ClassVar[str] = "dispersal"
     value_kind = (lambda v: v in RESULTS, "none, D, DD or X")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Face(UnitAsk):
+    """Is the unit's counter face up or face down?"""
+
     kind: ClassVar[str] = "face"
     value_kind = (lambda v: v in ("up", "down"), "up or down")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Los(Ask):
+    """Is there a line of sight between the two hexes?"""
+
     kind: ClassVar[str] = "los"
     value_kind = (_is_bool, "true or false")
     between: tuple[Word, Word]

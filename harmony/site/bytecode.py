@@ -1,0 +1,232 @@
+"""The explorer's Python compiled to byte code for Pyodide's Python, by Pyodide itself, at build time.
+
+In the browser, compiling a module's source is most of what importing it costs
+(Python compiled to WebAssembly compiles slowly: the engine's modules and the
+schema validators compiled ahead took five times longer to import from source
+than from byte code). Byte code is specific to a Python version, and Pyodide's
+is not the one harmony runs on, so :func:`compiled` asks Pyodide's own Python
+to compile the sources: it runs the pyodide npm package under Node.js (the
+``node`` on the path, as ``npm ci`` needs one), which writes, for each
+``NAME.py``, an unchecked hash-based ``NAME.pyc`` (no time stamp: the same
+sources give the same bytes, the hash seed fixed) that Python's zip importer
+prefers to the source beside it.
+
+The result is remembered on disk (the shared cache of :mod:`harmony.parsecache`,
+sub-folder ``pyc``) and in the process, under the sources, Pyodide's version and
+this module's code; without Node.js (or when it fails) the bundle keeps its
+sources alone and the build says why.
+"""
+from __future__ import annotations
+
+import hashlib
+import io
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+import zipfile
+from pathlib import Path
+
+#: the longest the compiling may take (Pyodide's start under Node.js is seconds)
+TIMEOUT = 300
+#: how many compiled sets the disk cache keeps (the newest)
+KEEP = 4
+
+#: run by Node.js: start Pyodide from the npm package (argv[2]), compile the .py files of
+#: the zip argv[3] and write their byte code into the zip argv[4]
+_NODE = r"""
+const path = require("path"), fs = require("fs");
+const [folder, inZip, outZip] = process.argv.slice(2);
+const { loadPyodide } = require(path.join(folder, "pyodide.js"));
+loadPyodide({indexURL: folder + path.sep, env: {PYTHONHASHSEED: "0"}, stdout: () => {},
+             stderr: (line) => process.stderr.write(line + "\n")}).then((py) => {
+  py.FS.writeFile("/in.zip", new Uint8Array(fs.readFileSync(inZip)));
+  py.runPython(fs.readFileSync(process.env.HARMONY_PYC_SCRIPT, "utf8"));
+  fs.writeFileSync(outZip, py.FS.readFile("/out.zip"));
+}).catch((e) => { process.stderr.write(String(e && e.stack || e) + "\n"); process.exit(1); });
+"""
+
+#: run by Pyodide's Python: each ``ZIP/PATH.py`` of /in.zip compiled as the file
+#: ``HOME/ZIP/PATH.py`` (where the page's zip importer finds it), as importlib compiles;
+#: then the entry modules imported from their zip's sources, and each module of Pyodide's
+#: standard library that this brought in (a plain module, not a package) compiled into that
+#: zip too, as the file it is in the standard library's zip (the page imports it from there
+#: as byte code: the same source, compiled here rather than in the page)
+_PYTHON = r"""
+import importlib.util, io, json, sys, zipfile
+from importlib._bootstrap_external import _code_to_hash_pyc
+
+def pyc(data, path):
+    code = compile(data, path, "exec", dont_inherit=True)
+    return bytes(_code_to_hash_pyc(code, importlib.util.source_hash(data), False))
+
+src = zipfile.ZipFile("/in.zip")
+asked = json.loads(src.read("asked.json"))
+home, entry = asked["home"], asked["entry"]
+out = io.BytesIO()
+with zipfile.ZipFile(out, "w") as z:
+    for name in sorted(n for n in src.namelist() if n.endswith(".py")):
+        z.writestr(name + "c", pyc(src.read(name), home + "/" + name))
+    if entry:
+        zname, modules = entry
+        with zipfile.ZipFile("/entry.zip", "w") as e:
+            for name in sorted(n for n in src.namelist() if n.startswith(zname + "/")):
+                e.writestr(name[len(zname) + 1:], src.read(name))
+        stdlib = {p for p in sys.path if p.endswith(".zip")}
+        before = set(sys.modules)
+        sys.path.insert(0, "/entry.zip")
+        for module in modules:
+            __import__(module)
+        for name in sorted(set(sys.modules) - before):
+            spec = getattr(sys.modules[name], "__spec__", None)
+            origin = getattr(spec, "origin", None) or ""
+            if ("." not in name and spec.submodule_search_locations is None and origin.endswith(".py")
+                    and any(origin.startswith(p + "/") for p in stdlib)):
+                z.writestr(f"{zname}/{name}.pyc", pyc(spec.loader.get_source(name).encode("utf-8"), origin))
+open("/out.zip", "wb").write(out.getvalue())
+"""
+
+
+class NotCompiled(Exception):
+    """Why the sources could not be compiled (one line)."""
+
+
+def _key(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
+         entry: tuple[str, tuple[str, ...]] | None) -> str:
+    h = hashlib.sha256(b"harmony-pyc\0" + Path(__file__).read_bytes())
+    h.update((pyodide / "package.json").read_bytes() + b"\0" + json.dumps([home, entry]).encode() + b"\0")
+    for zname in sorted(zips):
+        for name in sorted(zips[zname]):
+            if name.endswith(".py"):
+                h.update(f"{zname}/{name}".encode("utf-8", "surrogateescape") + b"\0" + zips[zname][name] + b"\0")
+    return h.hexdigest()[:40]
+
+
+def _store_folder() -> Path | None:
+    from ..parsecache import folder
+    return folder("pyc")
+
+
+def compiled(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
+             entry: tuple[str, tuple[str, ...]] | None = None) -> tuple[dict[str, dict[str, bytes]], str]:
+    """For each zip (its name -> its entries), the byte code of its ``.py`` entries
+    (``PATH.pyc`` -> bytes) compiled by the Pyodide of ``pyodide`` as the files
+    ``home/ZIP/PATH.py``, and with ``entry`` (a zip's name, modules in it) the byte code
+    of the standard library's modules that importing them brings in; and '' or the one
+    line saying why there is none. What :func:`start` began is waited for."""
+    key = _key(pyodide, zips, home, entry)
+    running = _RUNNING.pop(key, None)
+    if running is not None:
+        running.join()
+    if key not in _MEMO:
+        _obtain(key, pyodide, zips, home, entry)
+    got = _MEMO[key]
+    return (got, "") if isinstance(got, dict) else ({z: {} for z in zips}, got)
+
+
+def start(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
+          entry: tuple[str, tuple[str, ...]] | None = None) -> None:
+    """Begin :func:`compiled` in a thread of its own (Node.js runs beside the caller, who
+    builds the site's pages meanwhile); :func:`compiled` of the same sources waits for it."""
+    key = _key(pyodide, zips, home, entry)
+    if key in _MEMO or key in _RUNNING:
+        return
+    thread = threading.Thread(target=_obtain, args=(key, pyodide, zips, home, entry), daemon=True,
+                              name="harmony-pyc")
+    _RUNNING[key] = thread
+    thread.start()
+
+
+def _obtain(key: str, pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
+            entry: tuple[str, tuple[str, ...]] | None) -> None:
+    try:
+        data = _recalled(key)
+        if data is None:
+            data = _run_node(pyodide, zips, home, entry)
+            _remember(key, data)
+        result: dict | str = _split(data, list(zips))
+    except NotCompiled as e:
+        result = str(e)
+    _MEMO.clear()                   # one set kept in the process (harmony serve)
+    _MEMO[key] = result
+
+
+#: the set compiled last in this process, by its key: the byte code, or why there is none
+_MEMO: dict[str, dict[str, dict[str, bytes]] | str] = {}
+#: the compiling begun by :func:`start`, by key
+_RUNNING: dict[str, threading.Thread] = {}
+
+
+def _recalled(key: str) -> bytes | None:
+    store = _store_folder()
+    if store is None or not (store / f"{key}.zip").is_file():
+        return None
+    try:
+        data = (store / f"{key}.zip").read_bytes()
+        zipfile.ZipFile(io.BytesIO(data)).testzip()
+        return data
+    except (OSError, zipfile.BadZipFile):
+        return None
+
+
+def _split(data: bytes, names: list[str]) -> dict[str, dict[str, bytes]]:
+    out: dict[str, dict[str, bytes]] = {z: {} for z in names}
+    with zipfile.ZipFile(io.BytesIO(data)) as z:
+        for name in z.namelist():
+            zname, _, inner = name.partition("/")
+            out[zname][inner] = z.read(name)
+    return out
+
+
+def _run_node(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
+              entry: tuple[str, tuple[str, ...]] | None = None) -> bytes:
+    node = shutil.which("node")
+    if node is None:
+        raise NotCompiled("no Node.js (`node`) on the path to compile it for Pyodide")
+    with tempfile.TemporaryDirectory(prefix="harmony-pyc-") as tmp:
+        src, out, script, runner = (Path(tmp) / n for n in ("in.zip", "out.zip", "compile.py", "compile.cjs"))
+        with zipfile.ZipFile(src, "w") as z:
+            z.writestr("asked.json", json.dumps({"home": home, "entry": entry}))
+            for zname in sorted(zips):
+                for name in sorted(zips[zname]):
+                    z.writestr(f"{zname}/{name}", zips[zname][name])
+        script.write_text(_PYTHON, "utf-8")
+        runner.write_text(_NODE, "utf-8")
+        env = dict(os.environ, HARMONY_PYC_SCRIPT=str(script))
+        try:
+            run = subprocess.run([node, str(runner), str(pyodide.resolve()), str(src), str(out)],
+                                 capture_output=True, text=True, timeout=TIMEOUT, env=env)
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise NotCompiled(f"Node.js could not compile it for Pyodide ({type(e).__name__})") from None
+        if run.returncode != 0 or not out.is_file():
+            # the last line naming an error (Python's own, under Pyodide's PythonError)
+            lines = [x.strip() for x in run.stderr.splitlines() if x.strip() and not x.startswith(" ")]
+            named = [x for x in lines if re.match(r"\w*(Error|Exception)\b", x) and "Traceback" not in x]
+            said = (named or lines or ["no message"])[-1]
+            raise NotCompiled(f"Node.js could not compile it for Pyodide: {said[:200]}")
+        return out.read_bytes()
+
+
+def _remember(key: str, data: bytes) -> None:
+    """Keep ``data`` in the disk cache (written whole: a temporary file renamed into place),
+    and the newest :data:`KEEP` sets; a cache that cannot be written is no error."""
+    store = _store_folder()
+    if store is None:
+        return
+    tmp = None
+    try:
+        store.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=store)
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp, store / f"{key}.zip")
+        tmp = None
+        kept = sorted(store.glob("*.zip"), key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in kept[KEEP:]:
+            old.unlink(missing_ok=True)
+    except OSError:
+        if tmp is not None:
+            Path(tmp).unlink(missing_ok=True)
