@@ -18,7 +18,7 @@ from harmony.check import check_path
 from harmony.games.panzerblitz.engine import DataError, EngineError, Game
 from harmony.games.panzerblitz.examples import make_position
 from harmony.games.panzerblitz.explorer import Explorer
-from harmony.games.panzerblitz.figures import step_list
+from harmony.games.panzerblitz.figures import states, step_list
 from harmony.games.panzerblitz.referee import Intent, OrderError, Referee
 from harmony.games.panzerblitz.scenario import run_scenario
 from harmony.games.panzerblitz.steps import Unload, parse_steps
@@ -280,6 +280,11 @@ def test_the_scenario_page_says_who_unloads(model):
     assert steps[4]["note"].startswith("The truck unloads the rifles")
     bare = type(sc)(id=sc.id, data={**sc.data, "steps": [{"unload": "german-truck"}]})
     assert step_list(bare)[0]["note"] == "German truck unloads what it carries."
+    # the figure of the truck's move shows the rifles aboard, in the woods with it
+    setup, moved = states(sc)
+    where = {u["id"]: u["at"] for u in moved["units"]}
+    assert where["german-truck"] == where["german-rifles"] == "D3"
+    assert {u["id"]: u["at"] for u in setup["units"]}["german-rifles"] == "D2"
 
 
 SCENARIO = """\

@@ -91,6 +91,13 @@ def states(sc: Scenario) -> list[dict]:
                             los.append([where[f]["at"], str(att.at)])
                 if unit:
                     unit["at"] = hexes[-1]
+                    for u in units:     # the units it carries ride along
+                        if u.get("loaded-in") == move.unit:
+                            u["at"] = hexes[-1]
+            case Unload() as unload:
+                for u in units:
+                    if u.get("loaded-in") == unload.unit:
+                        u.pop("loaded-in")
             case Fire() as fire:
                 target = where.get(fire.target)
                 for f in fire.units:
