@@ -34,7 +34,7 @@ from xml.sax.saxutils import escape
 from harmony.model import Scenario
 
 from . import svg
-from .steps import End, Fire, Los, Move, steps_of
+from .steps import End, Fire, Los, Move, Unload, steps_of
 
 
 def unit_name(u: dict) -> str:
@@ -91,6 +91,13 @@ def states(sc: Scenario) -> list[dict]:
                             los.append([where[f]["at"], str(att.at)])
                 if unit:
                     unit["at"] = hexes[-1]
+                    for u in units:     # the units it carries ride along
+                        if u.get("loaded-in") == move.unit:
+                            u["at"] = hexes[-1]
+            case Unload() as unload:
+                for u in units:
+                    if u.get("loaded-in") == unload.unit:
+                        u.pop("loaded-in")
             case Fire() as fire:
                 target = where.get(fire.target)
                 for f in fire.units:
@@ -232,6 +239,13 @@ def _num(v: float) -> str:
     return f"{v:.1f}".rstrip("0").rstrip(".")
 
 
+def _name_of(sc: Scenario, uid: str) -> str:
+    """The name a scenario's unit ``uid`` is shown by (its id, if no unit has it)."""
+    unit = next((u for u in sc.data.get("units") or [] if isinstance(u, dict) and u.get("id") == uid),
+                None)
+    return unit_name(unit) if unit is not None else str(uid)
+
+
 def step_list(sc: Scenario) -> list[dict]:
     """Every step's narrative with the figure that shows it: its own when it moves, fires or
     asks about a line of sight (``own_figure``), else the last figure before it."""
@@ -243,6 +257,8 @@ def step_list(sc: Scenario) -> list[dict]:
         note = " ".join(step.note.split())
         if not note:   # a step with no narrative of its own says what it does
             note = (f"The {step.action.what} ends." if isinstance(step.action, End)
+                    else f"{_name_of(sc, step.action.unit)} unloads what it carries."
+                    if isinstance(step.action, Unload)
                     else "The questions below are asked here." if step.action is None else "")
         out.append({"number": i, "note": note, "figure": last,
                     "own_figure": i in drawn})

@@ -24,9 +24,10 @@ Public API (kept stable for the site and diff tools):
 
 A step snapshot is plain data::
 
-    {"step": 0, "note": "...", "action": "move" | "fire" | "end" | "ask",
+    {"step": 0, "note": "...", "action": "move" | "fire" | "end" | "orders" | "unload" | "ask",
      "mover": "hetzer", "path": ["F3", "E3"], "entries": [...per hex entered...],
-     "fire": {...}, "sights": [{"from", "to", "clear", "lines", "blocked-by"}],
+     "fire": {...}, "unload": {"unit", "units", "spotted", "detail"},
+     "sights": [{"from", "to", "clear", "lines", "blocked-by"}],
      "turn": 1, "side": "German", "phase": "movement",
      "units": [{"id", "name", "side", "kind", "class", "at", "face", "dispersal",
                 "markers", "marker-reasons", "loaded-in"}], "log": ["..."]}
@@ -47,8 +48,8 @@ from .referee import Intent, OrderError, Referee
 from harmony.ruleset import Ruleset, RulesetError, ruleset_for, wrong_settings
 from harmony.rulings import Ruling, Why
 from .steps import (Ask, CanFire, Dispersal, End, Expectation, Face, Fire, Interdiction, Los,
-                    MayMove, Markers, Move, OpFire, Orders, ParsedSteps, Spotted, Step, Stop, Unloaded,
-                    View, Where, Word, steps_of)
+                    MayMove, Markers, Move, OpFire, Orders, ParsedSteps, Spotted, Step, Stop, Unload,
+                    Unloaded, View, Where, Word, steps_of)
 from .terrain import HexMap, MapError
 
 
@@ -295,6 +296,13 @@ def _do_step(game: Game, name: str, step: Step, snap: dict, result: ScenarioResu
                 referee.spotting_step()
         case Orders() as o:
             _orders(game, referee or Referee(game), o, snap, state)
+        case Unload() as ul:
+            cargo = [c.id for c in _at(ul.pos, game.carried, ul.unit)]
+            r = _at(ul.pos, (referee or Referee(game)).unload, ul.unit)
+            for c in cargo:
+                state.moved(c)          # in its carrier's hex: no rule chose it
+            snap["unload"] = {"unit": str(ul.unit), "units": cargo, "spotted": r.value,
+                              "detail": r.detail}
         case None:
             pass
 
@@ -559,6 +567,22 @@ def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
             return None
 
     where = {uid: u["at"] for uid, u in units.items()}
+    #: transport -> the units it carries as the steps go (those of the set-up, until unloaded)
+    aboard: dict[str, list[str]] = {}
+    for uid, u in units.items():
+        if u.get("loaded-in") in units:
+            aboard.setdefault(u["loaded-in"], []).append(uid)
+
+    def carried_along(carrier: str) -> None:
+        for c in aboard.get(carrier, []):
+            where[c] = where.get(carrier)
+
+    def unloads(w: Word, surely: bool = True) -> None:
+        """``w`` unloads; ``surely``: its units are off it afterwards (a referee may refuse
+        blind orders' unloading, so after those the steps do not know)."""
+        if w in units and not (aboard.pop(w, None) if surely else aboard.get(w)):
+            err(w.pos, f"unloads {w}, which carries no unit by then (the units' loaded-in says "
+                "what each transport carries at the start)", "scenario-unload")
     side, phase = d["start"]["side"], d["start"]["phase"]
     order_of_sides = [side] + [u["side"] for u in units.values()]
     order_of_sides = list(dict.fromkeys(order_of_sides))
@@ -581,6 +605,7 @@ def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
                         err(mv.path[0].pos, f"hex {mv.path[0]} is not adjacent to {before}, the hex "
                             f"{mv.unit} moves from", "scenario-path")
                 where[mv.unit] = mv.path[-1]
+                carried_along(mv.unit)
                 if mv.overrun is not None:
                     unit(mv.overrun)
                 for a in mv.attacks:
@@ -598,6 +623,16 @@ def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
                         "movement phase (end the phase first)", "scenario-order")
                 for order in o.orders:
                     _check_order(order, units, where, side, hexmap, unit, hex_, err)
+                    carried_along(order.unit)
+                for order in o.orders:
+                    if order.unload:
+                        unloads(order.unit, surely=False)
+            case Unload() as ul:
+                unit(ul.unit)
+                if phase != "movement":
+                    err(ul.pos, f"unloads {ul.unit} in the {side} {phase} phase; units unload in "
+                        "the movement phase (end the phase first)", "scenario-unload")
+                unloads(ul.unit)
             case End() as end if end.what == "turn" or phase == "movement":
                 side = order_of_sides[(order_of_sides.index(side) + 1) % len(order_of_sides)]
                 phase = "fire"

@@ -2,7 +2,7 @@
 
 The ``steps`` of a scenario (``site/scenarios.rst``) are read here and only
 here. A :class:`Step` holds at most one action (a :class:`Move`, a
-:class:`Fire` or an :class:`End`) and its :class:`Expectation` s; an
+:class:`Fire`, an :class:`End`, blind :class:`Orders` or an :class:`Unload`) and its :class:`Expectation` s; an
 expectation holds one :class:`Ask` (one class per kind of question) and the
 :class:`Expected` ruling of each ruleset with its ``because``. Every string
 the file gave is a :class:`Word`, a ``str`` that also knows where it was
@@ -29,7 +29,7 @@ move does not enter, an expected value of the wrong kind for its question).
 >>> type(ask).__name__, ask.unit, ask.at, parsed.steps[0].expect[0].ruling("PB").because
 ('Spotted', 't', 'C3', ('spotting.spotted',))
 >>> [d.message for d in parsed.problems], parsed.bad
-(['scenario s: step 2 does one thing (move, fire, end or orders), not end and fire'], frozenset({1}))
+(['scenario s: step 2 does one thing (move, fire, end, orders or unload), not end and fire'], frozenset({1}))
 """
 from __future__ import annotations
 
@@ -174,7 +174,16 @@ class Orders:
     pos: Pos = field(compare=False)
 
 
-Action = Move | Fire | End | Orders
+@dataclass(frozen=True, kw_only=True)
+class Unload:
+    """Transport ``unit`` unloads every unit it carries into its own hex."""
+
+    kind: ClassVar[str] = "unload"
+    unit: Word
+    pos: Pos = field(compare=False)
+
+
+Action = Move | Fire | End | Orders | Unload
 
 
 # ------------------------------------------------------------------ questions
@@ -306,7 +315,8 @@ class MayMove(UnitAsk):
 
 @dataclass(frozen=True, kw_only=True)
 class Unloaded(UnitAsk):
-    """The hex a carried unit was unloaded in after the last orders (null: not unloaded)."""
+    """The hex a carried unit was unloaded in by the last orders or ``unload`` step (null: not
+    unloaded)."""
 
     kind: ClassVar[str] = "unloaded"
     value_kind = (lambda v: v is None or is_label(v), "null or a hex label")
@@ -373,7 +383,7 @@ class Step:
 
     @property
     def kind(self) -> str:
-        """``move``, ``fire``, ``end`` or ``ask``."""
+        """``move``, ``fire``, ``end``, ``orders``, ``unload`` or ``ask``."""
         return self.action.kind if self.action is not None else "ask"
 
 
@@ -391,8 +401,8 @@ class ParsedSteps:
 
 # ------------------------------------------------------------------ reading
 
-_STEP_KEYS = ("note", "move", "fire", "end", "orders", "expect")
-_ACTIONS = ("move", "fire", "end", "orders")
+_STEP_KEYS = ("note", "move", "fire", "end", "orders", "unload", "expect")
+_ACTIONS = ("move", "fire", "end", "orders", "unload")
 
 
 def _what(v: Any) -> str:
@@ -499,11 +509,12 @@ class _Reader:
                 return None
         acts = [k for k in _ACTIONS if k in d]
         if len(acts) > 1:
-            self.problem(path + (acts[1],), f"step {n} does one thing (move, fire, end or orders), not "
+            self.problem(path + (acts[1],), f"step {n} does one thing (move, fire, end, orders or "
+                         "unload), not "
                          f"{' and '.join(sorted(acts))}", key=True)
         if not acts and "expect" not in d:
-            self.problem(path, f"step {n} does nothing: it moves, fires, ends a phase or turn, "
-                         "or asks (expect)")
+            self.problem(path, f"step {n} does nothing: it moves, fires, ends, gives orders, "
+                         "unloads or asks (expect)")
         note = ""
         if "note" in d:
             note = self.text(d["note"], path + ("note",), f"the note of step {n}") or ""
@@ -511,7 +522,7 @@ class _Reader:
         if acts:
             a = acts[0]
             action = {"move": self.move, "fire": self.fire, "end": self.end,
-                      "orders": self.orders}[a](d[a], path + (a,), n)
+                      "orders": self.orders, "unload": self.unload}[a](d[a], path + (a,), n)
         expect: list[Expectation] = []
         if "expect" in d:
             ev = d["expect"]
@@ -674,6 +685,10 @@ class _Reader:
             return None
         return Fire(units=units, target=target, result=result, pos=self.pos(path))
 
+    def unload(self, v: Any, path: tuple, n: int) -> Unload | None:
+        w = self.word(v, path, f"the unloading unit of step {n}", ID)
+        return Unload(unit=w, pos=w.pos) if w is not None else None
+
     def end(self, v: Any, path: tuple, n: int) -> End | None:
         w = self.word(v, path, f"the end of step {n}", choices=ENDS)
         return End(what=w, pos=w.pos) if w is not None else None
@@ -796,7 +811,7 @@ def parse_steps(sc: Scenario) -> ParsedSteps:
     >>> for d in parse_steps(sc).problems: print(d.message, f"[{d.code}]")
     scenario s: hex E2 is not adjacent to C2, the hex before it [scenario-path]
     scenario s: the end of step 2 is one of phase, turn, not 'round' [scenario-step]
-    scenario s: step 3 does nothing: it moves, fires, ends a phase or turn, or asks (expect) [scenario-step]
+    scenario s: step 3 does nothing: it moves, fires, ends, gives orders, unloads or asks (expect) [scenario-step]
     """
     r = _Reader(sc)
     steps = r.steps(sc.data.get("steps") if isinstance(sc.data, dict) else None)
