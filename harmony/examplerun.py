@@ -94,7 +94,8 @@ class Transcript:
     rulings: list[tuple[str, Ruling]] = field(default_factory=list)
     #: the rulesets they asked for by name (``rules("ED2")``)
     rulesets: list[str] = field(default_factory=list)
-    #: why they could not run, when they could not (their game could not be found)
+    #: why they could not run, when they could not (their lines could not be read, their
+    #: game could not be found)
     why: str = ""
 
     def lines(self) -> Iterable[Line]:
@@ -113,9 +114,14 @@ class Transcript:
 
 def _parse(clause) -> tuple[Transcript, list[tuple[doctest.Example, Line, Part]]]:
     """The parts of a clause's examples, and each doctest example with its line and part."""
-    pieces = doctest.DocTestParser().parse(clause.examples or "", clause.id)
     out = Transcript(clause.id)
     examples: list[tuple[doctest.Example, Line, Part]] = []
+    try:
+        pieces = doctest.DocTestParser().parse(clause.examples or "", clause.id)
+    except ValueError as e:     # '>>>x', a line less indented than its '>>>': pytest says where
+        out.parts.append(Part(text=clause.examples or ""))
+        out.why = f"their lines could not be read: {e}"
+        return out, examples
     for piece in pieces:
         if isinstance(piece, doctest.Example):
             if not out.parts or out.parts[-1].kind != "code":
@@ -129,7 +135,14 @@ def _parse(clause) -> tuple[Transcript, list[tuple[doctest.Example, Line, Part]]
 
 
 def read(clause) -> Transcript:
-    """A clause's examples in parts, not run."""
+    """A clause's examples in parts, not run (examples whose lines cannot be read are one
+    part of prose, and ``why`` says so).
+
+    >>> from harmony.model import Clause
+    >>> bad = read(Clause(id="c", examples="Two.\\n\\n>>>1 + 1\\n2\\n"))
+    >>> [p.kind for p in bad.parts], bad.why
+    (['prose'], "their lines could not be read: line 3 of the docstring for c lacks blank after >>>: '>>>1 + 1'")
+    """
     return _parse(clause)[0]
 
 
@@ -221,6 +234,8 @@ def _namespace(model: Model, clause, recorder: Recorder,
 
 def _run(model: Model, clause) -> Transcript:
     out, examples = _parse(clause)
+    if out.why:
+        return out
     line_of = {id(e): line for e, line, _ in examples}
     part_of = {id(e): part for e, _, part in examples}
     recorder = Recorder(clause_game(model, clause).rulings_in)

@@ -336,7 +336,8 @@ def examples_row(ex: dict, colspan: int) -> nodes.Node:
                 box += nodes.literal_block(text, text, classes=["hm-example-code"])
         for fig in part["figures"]:
             box += diagram(fig, ["hm-example-diagram"])
-    box += nodes.paragraph(ex["note"], ex["note"], classes=["hm-example-note"])
+    if ex["note"]:
+        box += nodes.paragraph(ex["note"], ex["note"], classes=["hm-example-note"])
     td += box
     tr += td
     return tr

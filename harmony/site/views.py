@@ -236,8 +236,11 @@ def examples_view(model: Model, clause: Clause, trust: Trust) -> dict | None:
         parts.append({"code": code, "failed": failed, "figures": part.figures})
     lines = sum(1 for _ in done.lines())
     figures = len(done.figures)
-    if shown:
+    if not lines and not done.why:
+        summary, note = "Examples", ""
+    elif shown:
         summary = f"Examples: {_plural(lines, 'line')} checked" + (
+            f", {len(done.failed)} of them printing something else" if done.failed else "") + (
             f", {_plural(figures, 'diagram')}" if figures else "")
         note = ("Under each line is the output the rules expect of it, as the tests check it; "
                 "when this site was built, "
@@ -245,7 +248,7 @@ def examples_view(model: Model, clause: Clause, trust: Trust) -> dict | None:
                    else "every line ran and printed that output."))
     else:
         summary = f"Examples: {_plural(lines, 'line')}, not run"
-        why = trust.mark if not trust.runs_code else f"they could not be run: {done.why}"
+        why = trust.mark if not trust.runs_code else f"not run ({done.why})"
         note = (f"The examples were {why}, so no output is shown: the lines are as written in "
                 "the rules.")
     return {"anchor": f"examples-{anchor_of(clause.id)}", "title": clause.title or clause.id,
