@@ -223,7 +223,7 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None,
     game.trusting(model, trust)
     env = environment()
     out: dict[str, str] = {}
-    topics = [views.topic_view(model, t) for t in model.topics_in_order()]
+    topics = [views.topic_view(model, t, trust) for t in model.topics_in_order()]
     revisions = [views.revision_view(model, k) for k in views.revisions(model)]
     scenarios = [scenario_view(model, sid) for sid in sorted(model.scenarios)]
     sources = [views.source_view(s) for s in sorted(model.sources.values(),

@@ -15,7 +15,8 @@ difference between rulebooks is a clause parameter:
 * what the site shows: :mod:`.svg` and :mod:`.figures` (the diagrams of a
   scenario page), :mod:`.explorer` (the ruling explorer's Python side, run in
   the browser);
-* :mod:`.examples`: the names its clause examples see.
+* :mod:`.examples`: the names its clause examples see, and the positions they set up
+  drawn for the site.
 """
 from __future__ import annotations
 
@@ -32,4 +33,5 @@ GAME = Game(
     explorer=Explorer(link_of=explorer.link_of, style=svg.style, limits=explorer.limits),
     record=examples.record,
     rulings_in=examples.rulings_in,
+    draw_positions=examples.draw_positions,
 )
