@@ -24,8 +24,9 @@ Why the bound holds:
   hyphen, say). Not every space is a place to break: Unicode's line breaking
   rules keep a space before a comma, full stop, closing bracket or quotation
   mark, and after an opening one, on one line (``word .5`` cannot part), so
-  such words are measured as one piece with their space (:func:`pieces`). A word wider than its line, which WeasyPrint would break or
-  let run over, is not vouched for.
+  such words are measured as one piece with their space (:func:`pieces`).
+  A word wider than its line, which WeasyPrint would break or let run over,
+  is not vouched for.
 * **Heights from above.** A block of plain text of one font is its lines
   times its line height (``line-height`` is a number in the stylesheet); the
   margins between blocks are added in full, though CSS lets some collapse
