@@ -1,9 +1,9 @@
 """What the rulebooks add to a cold ``harmony build``: the same build with and without them.
 
-    PYTHONPATH=$PWD python3 bench/rulebook.py [RULES_DATA] [--repeats 3] [--before DIR]
+    PYTHONPATH=$PWD python3 bench/rulebook.py [RULES_DATA] [--repeats 3] [--tree DIR] [--before DIR]
 
-Each build is a new process (this checkout first on ``PYTHONPATH``; ``--before DIR`` measures
-another checkout too, e.g. an export of main, the same way) building a copy of the rules into
+Each build is a new process (this checkout, or ``--tree DIR``, first on ``PYTHONPATH``;
+``--before DIR`` measures another checkout too, e.g. an export of main, the same way) building a copy of the rules into
 an empty output folder with an empty cache and an empty fit cache, once as ``harmony build``
 does (every ruleset's rulebook printed into ``print/``) and once with the rulebooks left out
 (:func:`harmony.rulebook.site.extras` answering nothing). Within a round every kind runs once;
@@ -51,9 +51,14 @@ def main(argv: list[str]) -> int:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("rules", nargs="?", default=str(ROOT / "rules_data"))
     p.add_argument("--repeats", type=int, default=3)
-    p.add_argument("--before", metavar="DIR", help="another checkout to measure the same way")
+    p.add_argument("--tree", metavar="DIR", default=str(ROOT),
+                   help="the checkout to measure (default: this one)")
+    p.add_argument("--before", metavar="DIR", help="another checkout to measure the same way, "
+                   "side by side (e.g. an export of main: git archive main | tar -x -C DIR)")
     args = p.parse_args(argv[1:])
-    trees = ([("before", Path(args.before).resolve())] if args.before else []) + [("after", ROOT)]
+    tree = Path(args.tree).resolve()
+    trees = ([("before", Path(args.before).resolve())] if args.before else []) + \
+        [("after" if args.before else tree.name, tree)]
     kinds = [(label, tree, with_rb) for label, tree in trees for with_rb in (False, True)]
     runs: dict[tuple[str, bool], list[dict]] = {(label, w): [] for label, _, w in kinds}
     print(f"load average before: {' '.join(f'{x:.1f}' for x in os.getloadavg())} "
@@ -73,8 +78,8 @@ def main(argv: list[str]) -> int:
                 print(f"round {n + 1}, {label}, {'with' if with_rb else 'without'} rulebooks: "
                       f"{run['wall']:.1f} s wall, {run['cpu']:.1f} s CPU "
                       f"({run['printers']:.1f} s in the printers)", file=sys.stderr, flush=True)
-        last = tmp / f"after-{args.repeats - 1}-1"
-        again = measure(ROOT, rules, last, True)
+        label, tree = trees[-1]
+        again = measure(tree, rules, tmp / f"{label}-{args.repeats - 1}-1", True)
     print(f"load average after: {' '.join(f'{x:.1f}' for x in os.getloadavg())}")
     print(f"cold build of {args.rules}, median of {args.repeats} rounds, kinds interleaved:")
     print("| checkout | build | wall s | CPU s (all processes) | of which PDF printers |")

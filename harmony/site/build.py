@@ -3,8 +3,16 @@
 The output folder holds the HTML and nothing else, so it can be published as
 it is. The cache lives beside it, never inside (``build/.site.harmony-cache``
 for ``build/site``): the staged sources (``src/``), Sphinx's environment and
-doctrees (``doctrees/``) and Sphinx's own output (``html/``), so a rebuild
-re-reads and re-writes only the pages whose generated source changed.
+doctrees (``doctrees/``), Sphinx's own output (``html/``) and the printed PDFs
+(``printed/``), so a rebuild re-reads and re-writes only the pages whose
+generated source changed, and lays out only the PDFs whose HTML changed.
+
+The PDFs (the rule cards, each ruleset's rulebook) are printed in processes of
+their own while Sphinx builds the pages (:mod:`.printer`); the links that say a
+PDF's pages and size get their words as each page is written (:mod:`.pdflinks`),
+and the PDFs are copied into the site once Sphinx is done. The printers write
+only into the cache, while this build holds the lock, and die with it; one that
+fails fails the build in one line, before anything is published.
 
 A build never leaves the output torn or stale:
 
