@@ -14,10 +14,10 @@ from ..model import Model
 from .collect import CardView, collect, rules_with_cards
 from .fit import Fit, fit
 from .layout import MIN_MARGIN
-from .render import imposed_html, imposition, write_pdf
+from .render import imposed_html, imposition, print_pdf, write_pdf
 
 __all__ = ["CardView", "CardOverflow", "collect", "fit", "pdf_html", "render_html", "render_pdf",
-           "rules_with_cards", "write_pdf"]
+           "print_pdf", "rules_with_cards", "write_pdf"]
 
 
 class CardOverflow(Exception):

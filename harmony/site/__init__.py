@@ -14,9 +14,10 @@ from __future__ import annotations
 
 
 def setup(app):
-    from . import comparetable, directives, nodes, roles
+    from . import comparetable, directives, nodes, pdflinks, roles
 
     nodes.setup(app)
+    pdflinks.setup(app)
     roles.setup(app)
     directives.setup(app)
     comparetable.setup(app)

@@ -18,6 +18,7 @@ from docutils.parsers.rst import Directive, directives
 from sphinx.util.docutils import SphinxDirective
 
 from ..markup import iter_marks
+from . import pdflinks
 from .nodes import element, svg
 from .roles import xref
 
@@ -805,16 +806,21 @@ class HarmonyChange(DataDirective):
 
 
 class HarmonyHtmlFile(Directive):
-    """A link to a standalone HTML page written beside the site (e.g. the printable cards)."""
+    """A link to a standalone HTML page or PDF written beside the site (e.g. the printable
+    cards); ``:pdf: FILE`` (the PDF's path in the site) follows the label with the PDF's
+    pages and size, known once it is printed (:mod:`.pdflinks`)."""
 
     required_arguments = 1
     final_argument_whitespace = True
-    option_spec = {"label": directives.unchanged}
+    option_spec = {"label": directives.unchanged, "pdf": directives.unchanged_required}
 
     def run(self):
         target = self.arguments[0]
         label = self.options.get("label", target)
         ref = nodes.reference("", label, refuri=target, classes=["hm-standalone"])
+        if "pdf" in self.options:
+            ref += nodes.Text(" ")
+            ref += pdflinks.placeholder(self.state.document.settings.env, self.options["pdf"])
         return [nodes.paragraph("", "", ref)]
 
 

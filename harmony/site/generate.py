@@ -44,6 +44,7 @@ from ..model import Citation, Model
 from ..trust import Trust
 from . import views
 from .comparison import comparison_view, quoting
+from .printer import Job
 
 TEMPLATES = resources.templates() / "site"
 SITE = resources.site_sources()
@@ -278,8 +279,9 @@ def extra_pages(model: Model) -> dict[str, dict]:
 
     The cards are a standalone HTML page (:func:`harmony.cards.render_html`)
     linked from a page of the site, and the same cards as the PDF ``harmony
-    cards`` prints by default (``pdf``: its file, its HTML, and the function
-    that prints it), unless a card overflows (``harmony check`` reports it).
+    cards`` prints by default (``pdf``: its file; ``pdfs``: the
+    :class:`~harmony.site.printer.Job` that prints it), unless a card overflows
+    (``harmony check`` reports it).
     """
     out: dict[str, dict] = {}
     sets = cards.rules_with_cards(model)
@@ -294,8 +296,9 @@ def extra_pages(model: Model) -> dict[str, dict]:
     except cards.CardOverflow:   # harmony check has reported it; no PDF then
         printed = []
     if printed:
-        out["cards"]["pdf"] = {"file": "print/harmony-cards.pdf", "html": text_only(html),
-                               "write": cards.write_pdf}
+        pdf = "print/harmony-cards.pdf"
+        out["cards"]["pdf"] = {"file": pdf}
+        out["cards"]["pdfs"] = [Job(pdf, functools.partial(text_only, html), cards.print_pdf)]
     return out
 
 
