@@ -16,7 +16,7 @@ import difflib
 import os
 from typing import Any, Callable, NamedTuple
 
-from . import comparecheck, consistency, coverage, game, paramtypes, tablecheck
+from . import comparecheck, consistency, game, paramtypes, tablecheck
 from .cards.coverage import check_coverage
 from .cards.fit import check_cards
 from .diagnostics import Pos, Report
@@ -439,4 +439,9 @@ CHECKS: tuple[Check, ...] = (
 
 #: ``harmony check --coverage`` adds this one: a warning at each rule cell that no example
 #: or scenario exercises (:mod:`harmony.coverage`).
-COVERAGE = Check(coverage.check_coverage, whole_model=True)
+def _coverage(model: Model, report: Report) -> None:
+    from .coverage import check_coverage   # runs the examples: imported only when asked
+    check_coverage(model, report)
+
+
+COVERAGE = Check(_coverage, whole_model=True)

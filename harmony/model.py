@@ -535,12 +535,18 @@ class Model:
         return known[1]
 
     def term(self, name: str) -> Term | None:
-        """A glossary term by its name or an alias, ignoring case."""
-        want = " ".join(name.lower().split())
-        for t in self.glossary.values():
-            if want == t.term.lower() or want in (a.lower() for a in t.aliases):
-                return t
-        return None
+        """A glossary term by its name or an alias, ignoring case (the first in the
+        glossary's order that answers to it; the names indexed once, and again when the
+        glossary is another dict or another size, as :meth:`clauses_of` indexes topics)."""
+        stamp = (id(self.glossary), len(self.glossary))
+        known = self.__dict__.get("_term_index")
+        if known is None or known[0] != stamp:
+            index: dict[str, Term] = {}
+            for t in self.glossary.values():
+                for n in (t.term, *t.aliases):
+                    index.setdefault(str(n).lower(), t)
+            known = self.__dict__["_term_index"] = (stamp, index)
+        return known[1].get(" ".join(name.lower().split()))
 
     def table(self, source: str, number: str) -> Table | None:
         """A numbered table: ``model.table("CP", "6")`` (a table with no number is found
@@ -566,10 +572,25 @@ class Model:
 
 # ---------------------------------------------------------------- building
 
+_FIELD_NAMES: dict[type, dict[str, str | None]] = {}
+
+
 def _fields(cls, node, file: str, **extra):
-    """Instantiate ``cls`` from a mapping node, copying the plain values of its known fields."""
-    names = {f for f in cls.__dataclass_fields__} - {"file", "node"}
-    values = {k.replace("-", "_"): plain(v) for k, v in node.items() if k.replace("-", "_") in names}
+    """Instantiate ``cls`` from a mapping node, copying the plain values of its known fields
+    (a key names the field it spells with '-' for '_': ``clause-id``, ``clause_id``)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = {}
+    fields = cls.__dataclass_fields__
+    values = {}
+    for k, v in node.items():
+        name = names.get(k, "")
+        if name == "":        # a key not seen yet for this class: which field, if any
+            name = names[k] = k.replace("-", "_")
+            if name not in fields or name in ("file", "node"):
+                name = names[k] = None
+        if name is not None:
+            values[name] = plain(v)
     values.update(extra)
     return cls(file=file, node=node, **values)
 

@@ -7,7 +7,7 @@ Errors come back positioned at the offending key or value.
 Most files are valid, and finding that out is most of the cost of validating
 them: :func:`quick_valid` asks a validator compiled from the same schema to
 Python code (fastjsonschema, ten times quicker than jsonschema here), and only
-a document it does not accept is walked by jsonschema for every problem and
+a document it does not accept is walked by jsonschema (imported only then) for every problem and
 its place. The quick validator is trusted only to say "valid": a test checks
 that it never accepts a document jsonschema rejects (tests/test_schema_quick.py).
 """
@@ -17,26 +17,28 @@ import copy
 import difflib
 import json
 from functools import lru_cache
-from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import jsonschema
-from jsonschema import Draft202012Validator
-
+from . import resources
 from .diagnostics import Report
 from .yamltree import Document, first_content, plain
+
+if TYPE_CHECKING:     # jsonschema is imported only for a document the quick validator rejects
+    import jsonschema
+    from jsonschema import Draft202012Validator
 
 SCHEMA_FILE = "harmony.schema.json"
 
 
 @lru_cache(maxsize=1)
 def schema() -> dict:
-    with resources.files("harmony").joinpath("schema", SCHEMA_FILE).open(encoding="utf-8") as f:
+    with open(resources.schema_file(), encoding="utf-8") as f:
         return json.load(f)
 
 
 @lru_cache(maxsize=1)
 def validator() -> Draft202012Validator:
+    from jsonschema import Draft202012Validator
     return Draft202012Validator(schema())
 
 

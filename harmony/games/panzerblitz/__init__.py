@@ -21,15 +21,39 @@ from __future__ import annotations
 
 from harmony.game import Explorer, Game
 
-from . import examples, explorer, figures, scenario, svg
+from . import examples, scenario
+
+
+# What only the site and the explorer use is imported when first used: ``harmony check``
+# plays and checks scenarios, and never draws one (the explorer's module alone imports
+# jsonschema and the formatter).
+def _draw(sc, result) -> dict:
+    from .figures import draw
+    return draw(sc, result)
+
+
+def _link_of(model, scenario_id: str, page: str = "explorer.html") -> str:
+    from .explorer import link_of
+    return link_of(model, scenario_id, page)
+
+
+def _style() -> dict:
+    from .svg import style
+    return style()
+
+
+def _limits() -> dict:
+    from .explorer import limits
+    return limits()
+
 
 GAME = Game(
     name="panzerblitz",
     namespace=examples.namespace,
     play=scenario.run_scenario,
     check_scenario=scenario.check_scenario,
-    draw=figures.draw,
-    explorer=Explorer(link_of=explorer.link_of, style=svg.style, limits=explorer.limits),
+    draw=_draw,
+    explorer=Explorer(link_of=_link_of, style=_style, limits=_limits),
     record=examples.record,
     rulings_in=examples.rulings_in,
 )
