@@ -15,8 +15,12 @@ from __future__ import annotations
 
 import copy
 import difflib
+import hashlib
 import json
+import re
+import sys
 from functools import lru_cache
+from types import CodeType
 from typing import TYPE_CHECKING, Any
 
 from . import resources
@@ -48,11 +52,42 @@ def _quick() -> Any:
         import fastjsonschema
     except ImportError:   # the explorer's browser bundle leaves it out: jsonschema alone there
         return None
+    namespace: dict[str, Any] = {}
+    exec(_validator_code(), namespace)
+    return namespace[namespace["_ROOT"]], fastjsonschema.JsonSchemaException
+
+
+def _validator_code() -> CodeType:
+    """The compiled validator as Python code (:func:`fastjsonschema.compile_to_code`, the
+    root validating function named in ``_ROOT``), compiled. Writing and compiling it is a
+    tenth of a second (a third of a ``harmony check`` after an edit), so the compiled code is
+    remembered on disk beside the parse cache (:mod:`harmony.parsecache`, ``validator/``),
+    keyed by the schema's text, the fastjsonschema installation and the Python version."""
+    import marshal
+
+    from . import parsecache
+    with open(resources.schema_file(), "rb") as f:
+        text = f.read()
+    h = hashlib.sha256(b"validator\0" + text + b"\0" + sys.version.encode() + b"\0"
+                       + parsecache.installed("fastjsonschema").encode())
+    k = h.hexdigest()
+    kept = parsecache.get(k, "validator")
+    if isinstance(kept, bytes):
+        try:
+            return marshal.loads(kept)
+        except (EOFError, ValueError, TypeError):
+            pass
+    import fastjsonschema
     # a copy: compiling rewrites the schema's $ref values in place (fmt reads its key order);
     # use_default=False: it would otherwise write the schema's defaults into the document
-    return (fastjsonschema.compile(copy.deepcopy(schema()), use_default=False,
-                                   detailed_exceptions=False),
-            fastjsonschema.JsonSchemaException)
+    source = fastjsonschema.compile_to_code(copy.deepcopy(schema()), use_default=False,
+                                            detailed_exceptions=False)
+    root = re.search(r"^def (validate\w*)\(", source, re.M)    # the root is written first
+    if root is None:     # pragma: no cover - a fastjsonschema that writes otherwise
+        raise RuntimeError("fastjsonschema wrote no validating function")
+    code = compile(f"{source}\n_ROOT = {root.group(1)!r}\n", "<harmony schema validator>", "exec")
+    parsecache.put(k, marshal.dumps(code), "validator")
+    return code
 
 
 def quick_valid(data: Any) -> bool:
