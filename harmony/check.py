@@ -12,7 +12,6 @@ agreement (:mod:`harmony.consistency`), scenarios
 """
 from __future__ import annotations
 
-import difflib
 import os
 from typing import Any, Callable, NamedTuple
 
@@ -53,6 +52,7 @@ def check_model(model: Model, report: Report, with_coverage: bool = False) -> No
 
 def _close(name: str, known) -> str:
     """'did you mean ...? ' for a near miss, else ''."""
+    import difflib     # for an unknown name only
     match = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
     return f"did you mean '{match[0]}'? " if match else ""
 

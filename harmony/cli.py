@@ -14,7 +14,6 @@ import gc
 import importlib
 import os
 import sys
-import traceback
 from pathlib import Path
 
 from typing import Callable, NamedTuple
@@ -252,6 +251,7 @@ def _describe(e: Exception) -> str:
     """
     if isinstance(e, OSError) and e.strerror:
         return f"{e.filename}: {e.strerror}" if e.filename else e.strerror
+    import traceback
     where = traceback.extract_tb(e.__traceback__)[-1] if e.__traceback__ else None
     at = f" at {os.path.basename(where.filename)}:{where.lineno}" if where else ""
     return (f"internal error ({type(e).__name__}: {e}{at}); please report it, with the "

@@ -40,6 +40,8 @@ MARK = re.compile(r"\[\[(?P<term>[^\]|]+?)(?:\|(?P<target>[^\]]+?))?\]\]|" + OTH
 
 @dataclass(frozen=True)
 class Mark:
+    """A mark in a text: a glossary link, a footnote, a parameter or a table cell, and where."""
+
     kind: str      # term | footnote | param | table
     target: str    # the term, footnote id, parameter name or TABLE/ROW/COLUMN
     shown: str     # the words to show

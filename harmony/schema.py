@@ -14,7 +14,6 @@ that it never accepts a document jsonschema rejects (tests/test_schema_quick.py)
 from __future__ import annotations
 
 import copy
-import difflib
 import hashlib
 import json
 import re
@@ -204,6 +203,7 @@ def describe(data: Any, path) -> str:
 
 
 def _close(word: str, options) -> str:
+    import difflib     # for a misspelling only
     match = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
     return f"did you mean '{match[0]}'? " if match else ""
 

@@ -39,6 +39,8 @@ PALETTE = ("#1f4e79", "#7a2e0e", "#2d6a2e", "#6b2c6b", "#8a6d00", "#1b6b6b", "#5
 
 @dataclass(frozen=True)
 class KeyNumber:
+    """A parameter a card prints among its key numbers: its name, label and value."""
+
     name: str
     label: str
     value: str
