@@ -35,17 +35,13 @@ from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.resolver import implicit_resolvers
 from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
 
-from .yamltree import Marks, PosMap, PosSeq
+from .yamltree import MAX_DEPTH, MAX_DIGITS, Marks, PosMap, PosSeq
 
 try:
     from yaml._yaml import CParser
 except ImportError:  # pragma: no cover  (PyYAML built without libyaml: always the round-trip reader)
     CParser = None
 
-#: Deeper than this, the round-trip reader refuses the file (harmony.loader.MAX_DEPTH).
-MAX_DEPTH = 40
-#: More digits than this in a number, the round-trip reader refuses it (harmony.loader.MAX_DIGITS).
-MAX_DIGITS = 100
 
 _STR = "tag:yaml.org,2002:str"
 _NULL = "tag:yaml.org,2002:null"

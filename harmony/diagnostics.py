@@ -29,6 +29,8 @@ class Pos:
 
 @dataclass(frozen=True, order=True)
 class Diagnostic:
+    """One problem found: where, how bad (error or warning), what, and its code."""
+
     pos: Pos
     severity: str  # "error" or "warning"
     message: str

@@ -62,7 +62,6 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from fractions import Fraction
-from importlib import metadata
 from pathlib import Path
 from typing import Any, Callable, Iterable, Iterator
 
@@ -210,6 +209,7 @@ def _from_folder(root: Path, name: str) -> Game | None:
 
 
 def _from_entry_point(name: str) -> Game | None:
+    from importlib import metadata
     for ep in metadata.entry_points(group=ENTRY_POINTS):
         if ep.name == name:
             game = ep.load()

@@ -31,6 +31,8 @@ class Located:
 
 @dataclass
 class Document(Located):
+    """A document of a source (a rulebook's errata sheet, a magazine article), by its id."""
+
     id: str = ""
     title: str = ""
     version: str | None = None
@@ -39,6 +41,8 @@ class Document(Located):
 
 @dataclass
 class Version(Located):
+    """One version of a source (``versions:``), with its date and what changed in it."""
+
     version: str = ""
     date: str = ""
     note: str | None = None
@@ -46,6 +50,8 @@ class Version(Located):
 
 @dataclass
 class Source(Located):
+    """A rulebook (or revision, variant, commentary) the clauses cite, by its key."""
+
     key: str = ""
     title: str = ""
     author: str = ""
@@ -102,6 +108,8 @@ class Identity(Located):
 
 @dataclass
 class Aspect(Located):
+    """One row of a topic's table: the aspect of the topic its clauses rule on."""
+
     id: str = ""
     title: str = ""
     summary: str | None = None
@@ -109,6 +117,8 @@ class Aspect(Located):
 
 @dataclass
 class Topic(Located):
+    """A page of the harmony: its rulebooks side by side (``sources``), one row per aspect."""
+
     id: str = ""
     title: str = ""
     summary: str = ""
@@ -122,6 +132,8 @@ class Topic(Located):
 
 @dataclass
 class Citation(Located):
+    """Where a text comes from: a source and a place in it (section, figure, table ...)."""
+
     source: str = ""
     document: str | None = None
     section: str | None = None
@@ -143,12 +155,16 @@ class Citation(Located):
 
 @dataclass
 class Relation(Located):
+    """How a revision's cell stands to the clauses it revises (restates, amends, replaces, adds)."""
+
     type: str = ""
     clauses: list[str] = field(default_factory=list)
 
 
 @dataclass
 class Card(Located):
+    """A cell's rule card: its title and short text."""
+
     title: str = ""
     text: str = ""
 
@@ -171,12 +187,16 @@ class Unexercised(Located):
 
 @dataclass
 class Change(Located):
+    """``changed: {version, note}``: the version of its source a cell changed in, and how."""
+
     version: str = ""
     note: str = ""
 
 
 @dataclass
 class Cell(Located):
+    """One rulebook's say on a clause: status, text, citations, parameters, card."""
+
     source: str = ""
     status: str = "not-covered"
     text: str | None = None
@@ -200,6 +220,8 @@ class Cell(Located):
 
 @dataclass
 class QA(Located):
+    """A question a source answers about a clause, and its answer."""
+
     source: str = ""
     question: str = ""
     answer: str = ""
@@ -208,6 +230,8 @@ class QA(Located):
 
 @dataclass
 class Clause(Located):
+    """One rule, set side by side: a cell per rulebook, in a topic's row (its aspect)."""
+
     id: str = ""
     topic: str = ""
     aspect: str = ""
@@ -254,6 +278,8 @@ class Parameter(Located):
 
 @dataclass
 class Term(Located):
+    """A glossary term, with its definition and the aliases links may use."""
+
     term: str = ""
     definition: str = ""
     aliases: list[str] = field(default_factory=list)
@@ -266,6 +292,8 @@ class Term(Located):
 
 @dataclass
 class Footnote(Located):
+    """A footnote a text marks (``[^id]``), from a source."""
+
     id: str = ""
     source: str = ""
     text: str = ""
@@ -274,6 +302,8 @@ class Footnote(Located):
 
 @dataclass
 class Note(Located):
+    """A note on a topic, from a source."""
+
     id: str = ""
     source: str = ""
     topic: str = ""
@@ -290,6 +320,8 @@ UNITS = {"inches": ("inch", "inches"), "shifts": ("shift", "shifts"),
 
 @dataclass
 class TableColumn(Located):
+    """One column of a table: its id, title, the type of its values and their unit."""
+
     id: str = ""
     title: str = ""
     type: str = "text"
@@ -535,12 +567,18 @@ class Model:
         return known[1]
 
     def term(self, name: str) -> Term | None:
-        """A glossary term by its name or an alias, ignoring case."""
-        want = " ".join(name.lower().split())
-        for t in self.glossary.values():
-            if want == t.term.lower() or want in (a.lower() for a in t.aliases):
-                return t
-        return None
+        """A glossary term by its name or an alias, ignoring case (the first in the
+        glossary's order that answers to it; the names indexed once, and again when the
+        glossary is another dict or another size, as :meth:`clauses_of` indexes topics)."""
+        stamp = (id(self.glossary), len(self.glossary))
+        known = self.__dict__.get("_term_index")
+        if known is None or known[0] != stamp:
+            index: dict[str, Term] = {}
+            for t in self.glossary.values():
+                for n in (t.term, *t.aliases):
+                    index.setdefault(str(n).lower(), t)
+            known = self.__dict__["_term_index"] = (stamp, index)
+        return known[1].get(" ".join(name.lower().split()))
 
     def table(self, source: str, number: str) -> Table | None:
         """A numbered table: ``model.table("CP", "6")`` (a table with no number is found
@@ -566,10 +604,25 @@ class Model:
 
 # ---------------------------------------------------------------- building
 
+_FIELD_NAMES: dict[type, dict[str, str | None]] = {}
+
+
 def _fields(cls, node, file: str, **extra):
-    """Instantiate ``cls`` from a mapping node, copying the plain values of its known fields."""
-    names = {f for f in cls.__dataclass_fields__} - {"file", "node"}
-    values = {k.replace("-", "_"): plain(v) for k, v in node.items() if k.replace("-", "_") in names}
+    """Instantiate ``cls`` from a mapping node, copying the plain values of its known fields
+    (a key names the field it spells with '-' for '_': ``clause-id``, ``clause_id``)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = {}
+    fields = cls.__dataclass_fields__
+    values = {}
+    for k, v in node.items():
+        name = names.get(k, "")
+        if name == "":        # a key not seen yet for this class: which field, if any
+            name = names[k] = k.replace("-", "_")
+            if name not in fields or name in ("file", "node"):
+                name = names[k] = None
+        if name is not None:
+            values[name] = plain(v)
     values.update(extra)
     return cls(file=file, node=node, **values)
 

@@ -10,8 +10,8 @@ difference between rulebooks is a clause parameter:
 * the rules: :mod:`.engine` (every question a game answers, each a ruling
   naming its clauses), :mod:`.referee`, :mod:`.barriers` and :mod:`.knowledge`
   (the double-blind referee, blocks and mines, what a side knows);
-* scenarios: :mod:`.steps` (steps read once into typed values) and
-  :mod:`.scenario` (played under each ruleset, and checked);
+* scenarios: :mod:`.steps` (steps read once into typed values), :mod:`.scenario` (played
+  under each ruleset) and :mod:`.checks` (checked without playing);
 * what the site shows: :mod:`.svg` and :mod:`.figures` (the diagrams of a
   scenario page), :mod:`.explorer` (the ruling explorer's Python side, run in
   the browser);
@@ -20,18 +20,70 @@ difference between rulebooks is a clause parameter:
 """
 from __future__ import annotations
 
+from typing import Any, Callable
+
 from harmony.game import Explorer, Game
 
-from . import examples, explorer, figures, scenario, svg
+from . import checks
+
+
+# What only playing, the examples, the site and the explorer use is imported when first
+# used: a ``harmony check`` whose scenarios were played before (harmony.playcache) checks
+# them (:mod:`.checks`) and never imports the engine; it draws nothing (the explorer's module
+# alone imports jsonschema and the formatter).
+def _namespace(model) -> dict[str, Any]:
+    from .examples import namespace
+    return namespace(model)
+
+
+def _play(model, scenario_id: str, rulesets: list[str] | None = None):
+    from .scenario import run_scenario
+    return run_scenario(model, scenario_id, rulesets)
+
+
+def _record(ns: dict, note: Callable[[str, Any], None]) -> dict:
+    from .examples import record
+    return record(ns, note)
+
+
+def _rulings_in(value: Any) -> tuple | None:
+    from .examples import rulings_in
+    return rulings_in(value)
+
+
+def _draw_positions(ns: dict, keep: Callable[[dict], None], prefix: str) -> dict:
+    from .examples import draw_positions
+    return draw_positions(ns, keep, prefix)
+
+
+def _draw(sc, result) -> dict:
+    from .figures import draw
+    return draw(sc, result)
+
+
+def _link_of(model, scenario_id: str, page: str = "explorer.html") -> str:
+    from .explorer import link_of
+    return link_of(model, scenario_id, page)
+
+
+def _style() -> dict:
+    from .svg import style
+    return style()
+
+
+def _limits() -> dict:
+    from .explorer import limits
+    return limits()
+
 
 GAME = Game(
     name="panzerblitz",
-    namespace=examples.namespace,
-    play=scenario.run_scenario,
-    check_scenario=scenario.check_scenario,
-    draw=figures.draw,
-    explorer=Explorer(link_of=explorer.link_of, style=svg.style, limits=explorer.limits),
-    record=examples.record,
-    rulings_in=examples.rulings_in,
-    draw_positions=examples.draw_positions,
+    namespace=_namespace,
+    play=_play,
+    check_scenario=checks.check_scenario,
+    draw=_draw,
+    explorer=Explorer(link_of=_link_of, style=_style, limits=_limits),
+    record=_record,
+    rulings_in=_rulings_in,
+    draw_positions=_draw_positions,
 )

@@ -227,6 +227,8 @@ def _is_list(v: Any) -> bool:
 
 @dataclass(frozen=True, kw_only=True)
 class Spotted(UnitAsk):
+    """Is the unit spotted (by a side, or by the side to play)?"""
+
     kind: ClassVar[str] = "spotted"
     value_kind = (_is_bool, "true or false")
     by: Word | None = None
@@ -234,6 +236,8 @@ class Spotted(UnitAsk):
 
 @dataclass(frozen=True, kw_only=True)
 class CanFire(Ask):
+    """May the firers fire at the target?"""
+
     kind: ClassVar[str] = "can-fire"
     value_kind = (_is_bool, "true or false")
     firers: tuple[Word, ...]
@@ -245,18 +249,24 @@ class CanFire(Ask):
 
 @dataclass(frozen=True, kw_only=True)
 class OpFire(UnitAsk):
+    """The opportunity fire the unit's move draws."""
+
     kind: ClassVar[str] = "opfire"
     value_kind = (_is_list, "a list of attacks")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Interdiction(UnitAsk):
+    """The interdiction attacks the unit's move draws."""
+
     kind: ClassVar[str] = "interdiction"
     value_kind = (_is_list, "a list of attacks")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Markers(UnitAsk):
+    """The markers the unit carries."""
+
     kind: ClassVar[str] = "markers"
     value_kind = (lambda v: isinstance(v, list) and all(m in MARKER_KINDS for m in v),
                   f"a list of markers ({', '.join(MARKER_KINDS)})")
@@ -264,24 +274,32 @@ class Markers(UnitAsk):
 
 @dataclass(frozen=True, kw_only=True)
 class Where(UnitAsk):
+    """Which hex the unit is in (or whether it is eliminated)."""
+
     kind: ClassVar[str] = "where"
     value_kind = (lambda v: v == "eliminated" or is_label(v), "a hex label or eliminated")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Dispersal(UnitAsk):
+    """The unit's dispersal result."""
+
     kind: ClassVar[str] = "dispersal"
     value_kind = (lambda v: v in RESULTS, "none, D, DD or X")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Face(UnitAsk):
+    """Whether the unit is face up or face down."""
+
     kind: ClassVar[str] = "face"
     value_kind = (lambda v: v in ("up", "down"), "up or down")
 
 
 @dataclass(frozen=True, kw_only=True)
 class Los(Ask):
+    """Is there a line of sight between the two hexes?"""
+
     kind: ClassVar[str] = "los"
     value_kind = (_is_bool, "true or false")
     between: tuple[Word, Word]
