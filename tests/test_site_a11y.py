@@ -73,7 +73,9 @@ AXE_RUN = """async () => {
 
 def test_no_page_has_an_axe_violation_at_either_width_in_light_or_dark(browser, site, base_url):
     """Each page is loaded once and checked in the four variants (the window resized and the
-    colour scheme switched in place, as a reader would): a new violation fails here."""
+    colour scheme switched in place, as a reader would): a new violation fails here. At each
+    width, a page of the site (not a print page) has no text under 12 px and no word broken
+    across two lines."""
     assert AXE.is_file(), "axe-core is needed: run `npm ci` (package-lock.json pins it)"
     pages = every_page(site)
     assert len(pages) > 50 and "print/cards.html" in pages and "search.html" in pages
@@ -87,8 +89,14 @@ def test_no_page_has_an_axe_violation_at_either_width_in_light_or_dark(browser, 
             for width, scheme in VARIANTS:
                 page.set_viewport_size({"width": width, "height": 900})
                 page.emulate_media(color_scheme=scheme)
+                where = f"{rel} at {width} px, {scheme}"
                 for problem in page.evaluate(AXE_RUN):
-                    found.setdefault(f"{rel} at {width} px, {scheme}", []).append(problem)
+                    found.setdefault(where, []).append(problem)
+                if scheme == "light" and not rel.startswith("print/"):   # print pages: laid out for paper
+                    found.update({f"{where}: text under 12 px": small}
+                                 if (small := page.evaluate(SMALL_TEXT)) else {})
+                    found.update({f"{where}: words broken across lines": broken}
+                                 if (broken := page.evaluate(BROKEN_WORDS)) else {})
     finally:
         context.close()
     assert found == {}, "\n".join(f"{where}: {p}" for where, problems in found.items() for p in problems)
@@ -271,10 +279,13 @@ def test_print_has_margins_a_key_under_each_table_and_links_written_out(browser,
         margins = page.evaluate("""() => [...document.styleSheets].flatMap(s => [...s.cssRules])
           .filter(r => r instanceof CSSPageRule).map(r => r.style.marginLeft)""")
         assert margins and all(m and m != "0px" for m in margins), margins
-        page.goto(base_url + "sources.html")
+        # a link to a file to download (or to another site) is written out after its text
+        page.goto(base_url + "rulebooks.html")
         page.emulate_media(media="print")
-        outside = page.locator("article a[href^='http']").first
-        after = outside.evaluate("a => getComputedStyle(a, '::after').content")
-        assert outside.get_attribute("href") in after
+        pdf = page.locator("article a[href$='.pdf']").first
+        after = pdf.evaluate("a => getComputedStyle(a, '::after').content")
+        assert pdf.get_attribute("href") in after
+        inside = page.locator("article a[href$='.html']").first
+        assert inside.evaluate("a => getComputedStyle(a, '::after').content") == "none"
     finally:
         context.close()

@@ -14,13 +14,14 @@ from __future__ import annotations
 
 
 def setup(app):
-    from . import comparetable, directives, nodes, publish, roles
+    from . import comparetable, directives, nodes, publish, roles, wrapping
 
     nodes.setup(app)
     roles.setup(app)
     directives.setup(app)
     comparetable.setup(app)
     publish.setup(app)
+    wrapping.setup(app)
     from .build import code_version
     # a change to the extension's code invalidates Sphinx's cached environment
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True,

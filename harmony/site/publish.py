@@ -79,8 +79,7 @@ def collect_figures(app, doctree) -> None:
             continue
         name = figure_name(docname, len(figures) + 1)
         figures.append((name, drawn["svg"]))
-        link = nodes.reference("", "Open the figure full size", refuri=f"{up}{FIGURES}/{name}",
-                               classes=["hm-full-size"])
+        link = nodes.reference("", "Open the figure full size", refuri=f"{up}{FIGURES}/{name}")
         fig.insert(fig.index(drawn) + 1, nodes.paragraph("", "", link, classes=["hm-full-size"]))
     store = _figures(env)
     if figures:
