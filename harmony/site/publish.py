@@ -35,17 +35,20 @@ NOT_FOUND = "404"
 
 
 def full_size(markup: str) -> str:
-    """An inline diagram as a file of its own: the XML declaration, and a width and height
-    that draw its smallest text at :data:`LEGIBLE_PX` (never smaller than it was drawn).
+    """An inline diagram as a file of its own: the XML declaration, a width and height that
+    draw its smallest text at :data:`LEGIBLE_PX` (never smaller than it was drawn), and the
+    page's kind of type (a file opened alone has no stylesheet; a browser's default is a serif).
 
     >>> print(full_size('<svg viewBox="0 0 100 50" width="100" height="50">'
     ...                 '<text font-size="6">A1</text></svg>'), end="")
     <?xml version="1.0" encoding="UTF-8"?>
-    <svg viewBox="0 0 100 50" width="200" height="100"><text font-size="6">A1</text></svg>
+    <svg viewBox="0 0 100 50" font-family="sans-serif" width="200" height="100"><text font-size="6">A1</text></svg>
     """
     box = re.search(r'viewBox="[-\d.]+ [-\d.]+ ([\d.]+) ([\d.]+)"', markup)
     sizes = [float(s) for s in re.findall(r'font-size="([\d.]+)"', markup)]
     out = markup
+    if "font-family" not in out[:out.index(">")]:
+        out = out[:out.index(">")] + ' font-family="sans-serif"' + out[out.index(">"):]
     if box and sizes:
         scale = max(LEGIBLE_PX / min(sizes), 1.0)
         width, height = float(box.group(1)) * scale, float(box.group(2)) * scale
