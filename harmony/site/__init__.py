@@ -13,7 +13,26 @@ The extension's modules (and with them Sphinx and docutils) are imported by
 from __future__ import annotations
 
 
+def _import_quietly(module: str) -> None:
+    """Import ``module`` with the root logger kept as it was. accessible-pygments (Furo's code
+    colours, found by Pygments when it looks a style up) calls ``logging.basicConfig`` at INFO
+    when imported, which would print every library's progress (WeasyPrint's, page by page) on
+    stderr for the rest of the process."""
+    import importlib
+    import logging
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        pass
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+
 def setup(app):
+    _import_quietly("a11y_pygments")
     from . import comparetable, directives, nodes, publish, roles, wrapping
 
     nodes.setup(app)
