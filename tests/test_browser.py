@@ -145,7 +145,8 @@ def test_print_stylesheet_drops_navigation_and_chooser(page, base_url, model):
     topic = model.topics_in_order()[0]
     page.goto(f"{base_url}topics/{topic.id}.html")
     page.emulate_media(media="print")
-    assert page.locator("div.sphinxsidebar").is_hidden()
+    for panel in ("aside.sidebar-drawer", "aside.toc-drawer", "header.mobile-header"):
+        assert page.locator(panel).is_hidden(), panel
     assert page.locator("fieldset.hm-chooser").is_hidden()
     assert page.locator("table.hm-harmony").is_visible()
 

@@ -102,6 +102,24 @@ def badge(status: str, label: str) -> nodes.inline:
     return nodes.inline(label, label, classes=["hm-badge", f"hm-badge-{status}"])
 
 
+#: what each status badge means, printed under each table of cells (a printed page has no
+#: legend to look up; on a screen the legend above the table says it)
+STATUS_KEY = (("rule", "a rule of the game"), ("optional", "an optional rule"),
+              ("tournament", "for tournament play only"),
+              ("nil", "the rulebook says there is no such rule"),
+              ("not-covered", "the rulebook is silent here"))
+
+
+def status_key() -> nodes.paragraph:
+    """The key to the status badges, a paragraph shown in print under a table."""
+    para = nodes.paragraph("", "", nodes.strong("Key: ", "Key: "), classes=["hm-status-key", "no-search"])
+    for i, (status, meaning) in enumerate(STATUS_KEY):
+        label = status.replace("-", " ")
+        para += badge(status, label)
+        para += nodes.Text(f" {meaning}" + ("; " if i < len(STATUS_KEY) - 1 else "."))
+    return para
+
+
 def citation(cite: dict, prefix: str = "") -> nodes.paragraph:
     """``Panzer Leader (Avalon Hill, 1974), Spotting; via Harmony page``."""
     para = nodes.paragraph("", "", classes=["hm-cite"])
@@ -253,7 +271,7 @@ class HarmonyTable(DataDirective):
         table += body
         wrap = element("div", {"role": "region", "aria-label": caption, "tabindex": "0"},
                        table, classes=["hm-scroll"])
-        return [wrap]
+        return [wrap, status_key()]
 
 
 class HarmonyRow(DataDirective):
@@ -569,7 +587,7 @@ class HarmonyDifferences(DataDirective):
                 tr += td
             body += tr
         table += body
-        return [element("div", {}, table, classes=["hm-scroll"])]
+        return [element("div", {}, table, classes=["hm-scroll"]), status_key()]
 
 
 class HarmonyScenario(DataDirective):

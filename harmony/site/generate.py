@@ -235,7 +235,9 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None,
     for t in topics:    # a topic page links to each comparison quoting one of its rows
         t["comparisons"] = quoting(comparisons, {r["id"] for r in t["rows"]})
     own = hand_pages(model, site_dir)
-    hand = sorted({name[:-4] for name in own if name != "index.rst"} | {"sources"})
+    # the contents list every hand-written page but the front page and an orphan (404.rst)
+    hand = sorted({name[:-4] for name, path in own.items()
+                   if name != "index.rst" and not is_orphan(path)} | {"sources"})
     bases = sorted({base.title for k in views.revisions(model)
                     if (base := model.sources.get(model.sources[k].base or "")) is not None})
     ctx = {"topics": topics, "revisions": revisions, "scenarios": scenarios, "sources": sources,
@@ -372,6 +374,22 @@ def pages_folder(model: Model) -> Path | None:
     root = Path(model.root)
     folder = (root if root.is_dir() else root.parent) / PAGES
     return folder if folder.is_dir() else None
+
+
+def is_orphan(page: Path) -> bool:
+    """Whether a hand-written page says it is in no contents list (``:orphan:``, its first line).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "404.rst").write_text(":orphan:\\n\\nNot found\\n")
+    ...     is_orphan(Path(d) / "404.rst")
+    True
+    """
+    try:
+        with page.open("rb") as f:
+            return f.readline().strip() == b":orphan:"
+    except OSError:
+        return False
 
 
 def hand_pages(model: Model, site_dir: Path = SITE) -> dict[str, Path]:

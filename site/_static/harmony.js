@@ -111,8 +111,21 @@
       toggle.checked = true; update(); }); });
     box.appendChild(bar);
   }
+  function scrollersFocusable() {
+    /* a block of code or a table that scrolls sideways can be scrolled by keyboard too:
+       it takes the focus (Tab, then the arrow keys) while it is wider than its box */
+    document.querySelectorAll("article pre, article div.table-wrapper").forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth + 1) {
+        el.tabIndex = 0;
+      } else if (el.getAttribute("tabindex") === "0") {
+        el.removeAttribute("tabindex");
+      }
+    });
+  }
   function setup() {
     copyLinks();
+    scrollersFocusable();
+    window.addEventListener("resize", scrollersFocusable);
     var boxes = document.querySelectorAll("fieldset.hm-chooser");
     if (!boxes.length) { return; }
     boxes.forEach(function (box) {
