@@ -13,9 +13,9 @@ import pytest
 
 from harmony.cli import main
 from harmony.rulebook import site as rulebook_site
-from harmony.site import printer
+from harmony import printer
 from harmony.site.build import PRINTED, BuildError, build_site, cache_dir
-from harmony.site.printer import Job, Printer, PrintFailed
+from harmony.printer import Job, Printer, PrintFailed
 
 
 def fake(text: str, pages: int = 1) -> Job:

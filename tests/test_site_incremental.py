@@ -13,7 +13,8 @@ from pypdf import PdfReader
 from harmony.loader import load, new_yaml
 from harmony.rulebook.site import size_words
 from harmony.rulebook import site as rulebook_site
-from harmony.site import printer, views
+from harmony import printer
+from harmony.site import views
 from harmony.site.build import CACHE, build_site
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -2,7 +2,7 @@
 site with its size and number of pages.
 
 Nothing is printed here: :func:`extras` gives the site's page of rulebooks, whose ``pdfs``
-are the :class:`~harmony.site.printer.Job` of each rulebook (its HTML is made, and printed,
+are the :class:`~harmony.printer.Job` of each rulebook (its HTML is made, and printed,
 in the build's printing processes while Sphinx runs; a rulebook whose HTML is the one
 printed last time is not laid out again). The pages link each PDF with a placeholder for its
 pages and size (:mod:`harmony.site.pdflinks`), and the page of the print folder that lists
@@ -13,8 +13,7 @@ from __future__ import annotations
 from functools import partial
 
 from ..model import Model
-from ..site.pdflinks import size_words
-from ..site.printer import Job, Printed
+from ..printer import Job, Printed, size_words
 from . import pdf_html, print_pdf
 from .collect import rulesets
 from .render import environment

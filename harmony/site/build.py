@@ -8,7 +8,7 @@ doctrees (``doctrees/``), Sphinx's own output (``html/``) and the printed PDFs
 generated source changed, and lays out only the PDFs whose HTML changed.
 
 The PDFs (the rule cards, each ruleset's rulebook) are printed in processes of
-their own while Sphinx builds the pages (:mod:`.printer`); the links that say a
+their own while Sphinx builds the pages (:mod:`harmony.printer`); the links that say a
 PDF's pages and size get their words as each page is written (:mod:`.pdflinks`),
 and the PDFs are copied into the site once Sphinx is done. The printers write
 only into the cache, while this build holds the lock, and die with it; one that
@@ -60,12 +60,13 @@ from .. import outdir
 from ..diagnostics import Report
 from ..trust import Trust
 from ..rulebook import site as rulebook_site
-from . import explorer, generate, pdflinks, printer
+from .. import printer
+from . import explorer, generate, pdflinks
 
 CACHE = outdir.SITE_CACHE
 #: in the cache: present while Sphinx writes, so a killed build is noticed
 UNFINISHED = "unfinished"
-#: in the cache: the printed PDFs, each with its facts (:mod:`harmony.site.printer`)
+#: in the cache: the printed PDFs, each with its facts (:mod:`harmony.printer`)
 PRINTED = "printed"
 #: in the cache: what the site's links say of each PDF, as the last finished build wrote them
 LINK_WORDS = "doctrees/harmony-pdf-words.json"

@@ -44,7 +44,7 @@ from ..model import Citation, Model
 from ..trust import Trust
 from . import views
 from .comparison import comparison_view, quoting
-from .printer import Job
+from ..printer import Job
 
 TEMPLATES = resources.templates() / "site"
 SITE = resources.site_sources()
@@ -282,7 +282,7 @@ def extra_pages(model: Model) -> dict[str, dict]:
     The cards are a standalone HTML page (:func:`harmony.cards.render_html`)
     linked from a page of the site, and the same cards as the PDF ``harmony
     cards`` prints by default (``pdf``: its file; ``pdfs``: the
-    :class:`~harmony.site.printer.Job` that prints it), unless a card overflows
+    :class:`~harmony.printer.Job` that prints it), unless a card overflows
     (``harmony check`` reports it).
     """
     out: dict[str, dict] = {}

@@ -1,7 +1,7 @@
 """The site's links to its printed PDFs, which say each one's pages and size: "REV: the
 rulebook (PDF, 21 pages, 565 KB)".
 
-The PDFs are printed while Sphinx builds the pages (:mod:`harmony.site.printer`), so the
+The PDFs are printed while Sphinx builds the pages (:mod:`harmony.printer`), so the
 staged reST cannot hold those words. A link (``.. harmony-link:: FILE`` with ``:pdf: FILE``)
 holds a :class:`pdf_facts` placeholder instead, and records in Sphinx's environment which
 page links which PDF. A build hands Sphinx the printed PDFs' :class:`Words`: once the pages
@@ -20,19 +20,10 @@ from collections.abc import Callable
 
 from docutils import nodes
 
+from ..printer import size_words
+
 #: the environment's attribute: docname -> the PDFs (site paths) its page links
 LINKS = "harmony_pdf_links"
-
-
-def size_words(size: int) -> str:
-    """A file size as a reader sees it.
-
-    >>> size_words(900), size_words(578770), size_words(3 * 1024 * 1024)
-    ('1 KB', '565 KB', '3.0 MB')
-    """
-    if size >= 1024 * 1024:
-        return f"{size / 1024 / 1024:.1f} MB"
-    return f"{max(1, round(size / 1024))} KB"
 
 
 def facts_words(pages: int | None, size: int | None) -> str:

@@ -51,7 +51,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait as wait_for
 from pathlib import Path
 
-from .. import outdir
+from . import outdir
 
 #: seconds a worker may go without a word (a PDF started or done) before it is stopped
 TIMEOUT = 600.0
@@ -340,3 +340,14 @@ def default_workers(jobs: int) -> int:
     except AttributeError:   # pragma: no cover - not Linux
         cpus = os.cpu_count() or 1
     return max(1, min(jobs, cpus))
+
+
+def size_words(size: int) -> str:
+    """A file size as a reader sees it.
+
+    >>> size_words(900), size_words(578770), size_words(3 * 1024 * 1024)
+    ('1 KB', '565 KB', '3.0 MB')
+    """
+    if size >= 1024 * 1024:
+        return f"{size / 1024 / 1024:.1f} MB"
+    return f"{max(1, round(size / 1024))} KB"
