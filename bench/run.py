@@ -164,7 +164,7 @@ class Bench:
                  "    yaml.load(p.read_bytes(), Loader=yaml.CSafeLoader)\n")
         for n in self.args.sizes:
             rules = self.corpus(n)
-            clauses = corpus.count_clauses(ROOT / "rules_data") * len(list(rules.iterdir()))
+            clauses = corpus.count_clauses(ROOT / "rules_data") * corpus.copies_in(rules)
             warm = self.fresh_cache()
             measure([PY, "-m", "harmony", "check", str(rules)], env_for(self.tree, warm))
             anchor = lambda: measure([PY, "-c", parse, str(rules)], env_for(self.tree, None))  # noqa: E731
@@ -180,7 +180,7 @@ class Bench:
         self.commands.append("harmony build (new process) after a one-word edit / no change | "
                              "cold harmony build")
         rules = self.corpus(self.args.sizes[0])
-        clauses = corpus.count_clauses(ROOT / "rules_data") * len(list(rules.iterdir()))
+        clauses = corpus.count_clauses(ROOT / "rules_data") * corpus.copies_in(rules)
         cold, _, out = self.build_cold(rules, "edit")
         target = next(p for p in sorted(rules.rglob("spotting.yaml")))
         original = target.read_text("utf-8")

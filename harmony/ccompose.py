@@ -35,8 +35,7 @@ from ruamel.yaml.nodes import ScalarNode
 from ruamel.yaml.resolver import implicit_resolvers
 from ruamel.yaml.scalarstring import FoldedScalarString, LiteralScalarString
 
-from .limits import MAX_DEPTH, MAX_DIGITS
-from .yamltree import Marks, PosMap, PosSeq
+from .yamltree import MAX_DEPTH, MAX_DIGITS, Marks, PosMap, PosSeq
 
 try:
     from yaml._yaml import CParser

@@ -12,11 +12,10 @@ agreement (:mod:`harmony.consistency`), scenarios
 """
 from __future__ import annotations
 
-import difflib
 import os
 from typing import Any, Callable, NamedTuple
 
-from . import comparecheck, consistency, coverage, game, paramtypes, tablecheck
+from . import comparecheck, consistency, game, paramtypes, tablecheck
 from .cards.coverage import check_coverage
 from .cards.fit import check_cards
 from .diagnostics import Pos, Report
@@ -53,6 +52,7 @@ def check_model(model: Model, report: Report, with_coverage: bool = False) -> No
 
 def _close(name: str, known) -> str:
     """'did you mean ...? ' for a near miss, else ''."""
+    import difflib     # for an unknown name only
     match = difflib.get_close_matches(str(name), [str(k) for k in known], n=1, cutoff=0.6)
     return f"did you mean '{match[0]}'? " if match else ""
 
@@ -439,4 +439,9 @@ CHECKS: tuple[Check, ...] = (
 
 #: ``harmony check --coverage`` adds this one: a warning at each rule cell that no example
 #: or scenario exercises (:mod:`harmony.coverage`).
-COVERAGE = Check(coverage.check_coverage, whole_model=True)
+def _coverage(model: Model, report: Report) -> None:
+    from .coverage import check_coverage   # runs the examples: imported only when asked
+    check_coverage(model, report)
+
+
+COVERAGE = Check(_coverage, whole_model=True)

@@ -11,19 +11,15 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import os
 import sys
-import traceback
 from pathlib import Path
 
 from typing import Callable, NamedTuple
 
-from . import __version__, accept, game, init, trust
-from .cards import command as cards_command
-from .diff import command as diff_command
-from .rulebook import command as rulebook_command
-from .site import command as site_command
-from .usage import UsageError, rules_arg
+from . import __version__, trust
+
 
 def _path_arg(p: argparse.ArgumentParser) -> None:
     p.add_argument("path", nargs="?", help="a rules_data folder or one YAML file "
@@ -46,13 +42,15 @@ def check_args(p):
 def run_check(args) -> int:
     import json
 
+    from . import game
     from .check import check_path
-    from .coverage import check_coverage, coverage_of
+    from .usage import rules_arg
     may = trust.Trust.of(args.untrusted)
     rules = rules_arg(args.path)
     with game.reading_as(may):     # a game module of the folder loads only if it may run
         model, report = check_path(rules.root)
     if args.coverage and not report.incomplete:   # the one check that runs the examples
+        from .coverage import check_coverage, coverage_of
         check_coverage(model, report, may)
     if not may.runs_code and not any(n.startswith(may.note) for n in report.notes):
         report.notes.append(may.note)
@@ -88,6 +86,7 @@ def fmt_args(p):
 
 def run_fmt(args) -> int:
     from .fmt import fmt_path
+    from .usage import rules_arg
     res = fmt_path(str(rules_arg(args.path).given), check=args.check)
     for doc in res.failed:
         for d in doc.report.sorted():
@@ -115,45 +114,63 @@ class Command(NamedTuple):
     run: Callable[[argparse.Namespace], int]
 
 
+def _lazy(module: str, name: str) -> Callable:
+    """``module``'s function ``name``, imported when first called: a command imports what it
+    needs when it runs (``harmony check`` never imports Sphinx, WeasyPrint or Jinja)."""
+    def call(arg):
+        return getattr(importlib.import_module(module, __package__), name)(arg)
+    call.__name__ = call.__qualname__ = name
+    return call
+
+
 #: Every subcommand, in the order ``harmony --help`` lists them.
 COMMANDS: tuple[Command, ...] = (
     Command("check", "report every problem in rules_data", check_args, run_check),
     Command("fmt", "normalize key order and layout of rules_data files", fmt_args, run_fmt),
     Command("build", "build the static site (Sphinx) from rules_data",
-            site_command.build_args, site_command.run_build),
+            _lazy(".site.command", "build_args"), _lazy(".site.command", "run_build")),
     Command("serve", "build the site and serve it on 127.0.0.1, rebuilding on change",
-            site_command.serve_args, site_command.run_serve),
+            _lazy(".site.command", "serve_args"), _lazy(".site.command", "run_serve")),
     Command("cards", "print rule cards (PDF) of the rulesets' short rules",
-            cards_command.cards_args, cards_command.run_cards),
+            _lazy(".cards.command", "cards_args"), _lazy(".cards.command", "run_cards")),
     Command("rulebook", "print one ruleset's full rules as a rulebook (PDF)",
-            rulebook_command.rulebook_args, rulebook_command.run_rulebook),
+            _lazy(".rulebook.command", "rulebook_args"), _lazy(".rulebook.command", "run_rulebook")),
     Command("diff", "what changed in rules_data between two revisions: text, parameters, rulings",
-            diff_command.diff_args, diff_command.run_diff),
+            _lazy(".diff.command", "diff_args"), _lazy(".diff.command", "run_diff")),
     Command("accept", "rewrite the expected rulings of scenarios that now play otherwise, "
-            "saying each change", accept.accept_args, accept.run_accept),
+            "saying each change", _lazy(".accept", "accept_args"), _lazy(".accept", "run_accept")),
     Command("init", "start a new harmony in a new folder: a minimal rules_data that passes "
-            "every check", init.init_args, init.run_init),
+            "every check", _lazy(".init", "init_args"), _lazy(".init", "run_init")),
 )
 BY_NAME = {c.name: c for c in COMMANDS}
 
 
 class Parser(argparse.ArgumentParser):
-    """The harmony command line; ``subcommands`` holds each command's own parser by name."""
+    """The harmony command line; ``subcommands`` holds each command's own parser by name.
+    Its help ends with what :func:`_here` says of the current folder, found out only when
+    the help is shown (it reads the harmony's title)."""
 
     subcommands: dict[str, argparse.ArgumentParser]
 
+    def format_help(self) -> str:
+        if self.epilog is None:
+            self.epilog = _here()
+        return super().format_help()
 
-def parser() -> Parser:
+
+def parser(only: str | None = None) -> Parser:
+    """The command line's parser, every command's arguments in it; with ``only``, that
+    command's alone (the others are listed, their modules not imported)."""
     p = Parser(prog="harmony", description="A generator of rules harmonies: the rulebooks "
                "of a game (or a family of games) set side by side as structured clauses, "
-               "checked, formatted, compared, built into a site and printed as rule cards.",
-               epilog=_here())
+               "checked, formatted, compared, built into a site and printed as rule cards.")
     p.add_argument("--version", action="version", version=f"harmony {__version__}")
     sub = p.add_subparsers(dest="command", metavar="COMMAND")
     p.subcommands = {}
     for cmd in COMMANDS:
         sp = p.subcommands[cmd.name] = sub.add_parser(cmd.name, help=cmd.help, description=cmd.help)
-        cmd.add_arguments(sp)
+        if only is None or cmd.name == only:
+            cmd.add_arguments(sp)
     return p
 
 
@@ -182,11 +199,14 @@ def main(argv: list[str] | None = None) -> int:
     # full collections that walked that whole model again and again (at 2,046 clauses
     # 40% of a warm `harmony check`; bench/RESULTS.md). Collections still run, seldom.
     gc.set_threshold(*COLLECTOR_THRESHOLDS)
-    p = parser()
+    given = sys.argv[1:] if argv is None else list(argv)
+    # the command is the first word that is not an option (harmony's own options take no
+    # value): only its arguments are set up, so only its modules are imported
+    named = next((a for a in given if not a.startswith("-")), None)
+    p = parser(named if named in BY_NAME else "")
     args, extra = p.parse_known_args(argv)
     if extra:
         # an unknown option after the command is reported with that command's usage line
-        given = sys.argv[1:] if argv is None else list(argv)
         after = args.command in given and extra[0] in given and \
             given.index(extra[0]) > given.index(args.command)
         (p.subcommands[args.command] if after else p).error(
@@ -194,6 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         p.print_help(sys.stderr)
         return 2
+    from .usage import UsageError
     try:
         return BY_NAME[args.command].run(args)
     except UsageError as e:
@@ -211,6 +232,17 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
+def run() -> None:
+    """The ``harmony`` program (``python -m harmony``, the ``harmony`` script): :func:`main`,
+    then exit with its code. What a command built lives to its end, so the objects left are
+    frozen first (:func:`gc.freeze`): Python's last collections at exit would otherwise walk
+    them all again, a quarter of a ``harmony check`` of 940 clauses (bench/RESULTS.md).
+    Everything is still freed and every exit handler runs."""
+    code = main()
+    gc.freeze()
+    sys.exit(code)
+
+
 def _describe(e: Exception) -> str:
     """One line for an unforeseen failure.
 
@@ -219,6 +251,7 @@ def _describe(e: Exception) -> str:
     """
     if isinstance(e, OSError) and e.strerror:
         return f"{e.filename}: {e.strerror}" if e.filename else e.strerror
+    import traceback
     where = traceback.extract_tb(e.__traceback__)[-1] if e.__traceback__ else None
     at = f" at {os.path.basename(where.filename)}:{where.lineno}" if where else ""
     return (f"internal error ({type(e).__name__}: {e}{at}); please report it, with the "
@@ -234,4 +267,4 @@ def _quiet_stdout() -> None:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    run()

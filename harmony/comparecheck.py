@@ -28,8 +28,6 @@ comparison 'c', aspect 'contact', PB: 's.b@PB' names clause 's.b', which does no
 """  # noqa: E501 (the example's output is one line)
 from __future__ import annotations
 
-import difflib
-
 from .diagnostics import Report
 from .model import Comparison, ComparisonAspect, ComparisonCell, Model
 
@@ -83,6 +81,7 @@ def _cell(model: Model, report: Report, where: str, cell: ComparisonCell) -> Non
         clause = model.clauses.get(clause_id)
         if clause is None:
             if not report.was_left_out(clause_id):
+                import difflib     # for an unknown clause only
                 near = difflib.get_close_matches(clause_id, list(model.clauses), n=1, cutoff=0.6)
                 hint = f": did you mean '{near[0]}'?" if near else ""
                 _err(report, pos, f"{where}: '{ref}' names clause '{clause_id}', which does not "

@@ -73,7 +73,7 @@ from .markup import iter_marks
 from .model import Cell, Model, Source
 from .numbers import Number, numbers_in
 from . import game, paramtypes
-from .ruleset import OPTIONAL, Ruleset, base_chain, options_of
+from .ruleset import OPTIONAL, Ruleset, base_chain, options_of, ruleset_for, setting_for
 
 RULESET_KINDS = ("canonical", "revision", "variant")
 
@@ -133,8 +133,9 @@ def ruleset_sources(model: Model) -> list[str]:
 
 
 def ruleset(model: Model, key: str, options: Iterable[str] = ()) -> Ruleset:
-    """The ruleset of source ``key`` with ``options`` on, as the engine resolves it."""
-    return Ruleset.from_model(model, "+".join((key, *options)))
+    """The ruleset of source ``key`` with ``options`` on, as the engine resolves it (once per
+    model: :func:`harmony.ruleset.ruleset_for`)."""
+    return ruleset_for(model, "+".join((key, *options)))
 
 
 def where(cell: Cell) -> str:
@@ -476,25 +477,27 @@ def check_requirements(model: Model, report: Report) -> None:
                              f"parameter '{req}'", "requirement-unresolved")
     if _partial(report):
         return
+    # the parameters that require others, and only those, resolved in each combination
+    requiring = [(name, p) for name, p in sorted(model.parameters.items()) if p.requires]
     for key in ruleset_sources(model):
         opts = options_of(model, key)
         combos = [()] + [(o,) for o in opts] + ([tuple(opts)] if len(opts) > 1 else [])
         seen: set[tuple[str, str]] = set()
         for combo in combos:
-            s = ruleset(model, key, combo).settings
-            for name, p in sorted(model.parameters.items()):
-                if s[name].unset or wrong(model, name, s[name].value) or not is_on(s[name].value):
+            rs = "+".join((key,) + combo)
+            for name, p in requiring:
+                own = setting_for(model, rs, name)
+                if own.unset or wrong(model, name, own.value) or not is_on(own.value):
                     continue
                 for req in p.requires:
                     if req not in model.parameters or (name, req) in seen:
                         continue
-                    r = s[req]
+                    r = setting_for(model, rs, req)
                     if not r.unset and wrong(model, req, r.value):
                         continue
                     if r.unset or not is_on(r.value):
                         seen.add((name, req))
-                        rs = "+".join((key,) + combo)
-                        at = s[name].at if s[name].set_by_cell else None
+                        at = own.at if own.set_by_cell else None
                         pos = at.pos("params", name) if at is not None else p.pos("requires")
                         got = "no value" if r.unset else shown(r.value, model.parameters[req].type)
                         report.error(pos, f"ruleset {rs}: {name} is on but it requires {req}, "

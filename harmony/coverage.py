@@ -5,8 +5,8 @@ A cell (one rulebook's rule, optional or tournament rule on a row) is
 its reasons (or a refusal of the engine names it, in an example): the engine's
 answer to a scenario question (the scenarios are played once per model and
 shared, :func:`harmony.game.played`), or a ruling a clause's doctest
-``examples:`` produce (run here quietly, recording every ruling, see
-:func:`example_rulings`). A ruling under a ruleset names the
+``examples:`` produce (run quietly once per model and shared with the site,
+:func:`harmony.examplerun.ran`, recording every ruling, see :func:`example_rulings`). A ruling under a ruleset names the
 cell of its clause that the ruleset reads: the source's own cell, else its
 base's (REV and DB build on PB).
 
@@ -33,17 +33,15 @@ exercises is then ``not-run`` (not known), neither exercised nor warned about.
 """
 from __future__ import annotations
 
-import builtins
-import doctest
-import inspect
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterable
+from typing import Iterable
 
+from . import examplerun
 from .diagnostics import Pos, Report
 from .model import Cell, Model
-from .game import ScenarioResult, clause_game, example_namespace, played
+from .game import played
 from .ruleset import base_chain, parse_name
 from .rulings import Ruling
 from .trust import Trust
@@ -319,11 +317,11 @@ def _rulings(model: Model, run_examples: bool = True) -> list[tuple[Use, list[st
                             list(row.reasons)))
     for clause in sorted(model.clauses.values(), key=lambda c: c.id):
         if clause.examples and run_examples:
-            recorder = _run_examples(model, clause)
+            done = examplerun.ran(model, clause)
             at = clause.pos("examples")
-            for ruleset, ruling in recorder.rulings:
+            for ruleset, ruling in done.rulings:
                 if not ruleset:
-                    out += _unplayed(model, clause.id, at, ruling, recorder.rulesets)
+                    out += _unplayed(model, clause.id, at, ruling, done.rulesets)
                 out.append((Use("example", clause.id, ruleset, "", at), list(ruling.reasons)))
     return out
 
@@ -351,72 +349,10 @@ def _unplayed(model: Model, example: str, at: Pos, ruling: Ruling,
 
 
 # ---------------------------------------------------------------- examples
-class _Recorder:
-    """The rulings an example produced: those the games it played returned (with their
-    ruleset), and those it showed or kept in a name (ruleset unknown); and the rulesets
-    it asked for by name (``rules("ED2")``)."""
-
-    def __init__(self, rulings_in: Callable[[Any], Iterable[Any] | None] | None = None) -> None:
-        self.rulings: list[tuple[str, Ruling]] = []
-        self.rulesets: list[str] = []
-        self._seen: set[int] = set()
-        self._rulings_in = rulings_in
-
-    def add(self, ruleset: str, value: Any, depth: int = 0) -> None:
-        if isinstance(value, Ruling):
-            if id(value) not in self._seen:
-                self._seen.add(id(value))
-                self.rulings.append((ruleset, value))
-        elif depth < 3 and isinstance(value, (list, tuple)):
-            for v in value:
-                self.add(ruleset, v, depth + 1)
-        elif depth < 3 and isinstance(value, dict):
-            for v in value.values():
-                self.add(ruleset, v, depth + 1)
-        elif depth < 3 and isinstance(value, ScenarioResult):
-            for row in value.rulings:            # a ScenarioResult an example played
-                if row.reasons:
-                    self.add(row.ruleset, Ruling(row.actual, list(row.reasons)), depth + 1)
-        elif depth < 3 and self._rulings_in is not None:
-            held = self._rulings_in(value)       # what a value of the game holds
-            for v in held or ():
-                self.add(ruleset, v, depth + 1)
-
-
-def _recording_namespace(model: Model, clause, recorder: _Recorder) -> dict:
-    """The clause examples' namespace (:func:`harmony.game.example_namespace`) with every
-    game it makes recording its rulings (the game's ``record``), and the rulesets it asks
-    for by name noted."""
-    ns = example_namespace(model, clause)
-    rules = ns["rules"]
-
-    def asked(name: str):
-        if name not in recorder.rulesets:
-            recorder.rulesets.append(name)
-        return rules(name)
-    ns["rules"] = asked
-    played_by = clause_game(model, clause)
-    if played_by.record is not None:
-        return played_by.record(ns, recorder.add)
-    # a game that says nothing: every function of its namespace notes what it returns
-    for name, value in played_by.namespace(model).items():
-        if inspect.isfunction(ns.get(name)) and ns[name] is not asked:
-            ns[name] = _noting(ns[name], recorder)
-    return ns
-
-
-def _noting(function: Callable, recorder: _Recorder) -> Callable:
-    def call(*args, **kwargs):
-        result = function(*args, **kwargs)
-        recorder.add("", result)
-        return result
-    return call
-
-
 def example_rulings(model: Model, clause) -> list[tuple[str, Ruling]]:
-    """Run a clause's ``examples:`` quietly (nothing printed, failures ignored: pytest
-    reports them) and return the rulings they produced, each with the ruleset it was
-    decided under ("" when the example did not get it from a game).
+    """The rulings a clause's ``examples:`` produced, run quietly (nothing printed, failures
+    ignored: pytest reports them; run once per model, :func:`harmony.examplerun.ran`), each
+    with the ruleset it was decided under ("" when the example did not get it from a game).
 
     >>> from harmony.loader import load
     >>> from harmony.usage import default_rules_data
@@ -425,40 +361,4 @@ def example_rulings(model: Model, clause) -> list[tuple[str, Ruling]]:
     >>> ("PB", ['spotting.rule']) in [(rs, r.reasons) for rs, r in got]
     True
     """
-    return _run_examples(model, clause).rulings
-
-
-def _run_examples(model: Model, clause) -> _Recorder:
-    """Run a clause's examples quietly, recording their rulings (:func:`example_rulings`)."""
-    recorder = _Recorder(clause_game(model, clause).rulings_in)
-    globs = _recording_namespace(model, clause, recorder)
-    test = doctest.DocTestParser().get_doctest(clause.examples, globs, clause.id, clause.file, 0)
-
-    class Quiet(doctest.DocTestRunner):
-        def _after(self) -> None:
-            # what the example showed (the value of an expression is kept in builtins._) and
-            # what it kept in a name
-            recorder.add("", getattr(builtins, "_", None))
-            for value in list(globs.values()):
-                recorder.add("", value)
-
-        def report_success(self, out, test, example, got):
-            self._after()
-
-        def report_failure(self, out, test, example, got):
-            self._after()
-
-        def report_unexpected_exception(self, out, test, example, exc_info):
-            self._after()
-
-    had = hasattr(builtins, "_")
-    before = getattr(builtins, "_", None)
-    try:
-        Quiet(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE).run(
-            test, out=lambda text: None, clear_globs=False)
-    finally:
-        if had:
-            setattr(builtins, "_", before)
-        elif hasattr(builtins, "_"):
-            delattr(builtins, "_")
-    return recorder
+    return examplerun.ran(model, clause).rulings

@@ -29,7 +29,7 @@ class Pos:
 
 @dataclass(frozen=True, order=True)
 class Diagnostic:
-    """One problem found: where it is, how bad (error or warning), what it is and its code."""
+    """One problem found: where, how bad (error or warning), what, and its code."""
 
     pos: Pos
     severity: str  # "error" or "warning"

@@ -23,7 +23,12 @@ which is all the core ever asks of a rules engine. A game provides:
 * ``explorer``: what the site's ruling explorer needs, if the game offers one
   (:class:`Explorer`);
 * ``record(namespace, note)`` and ``rulings_in(value)``: how the coverage
-  report sees every ruling an example's games return (optional).
+  report sees every ruling an example's games return (optional);
+* ``draw_positions(namespace, keep, prefix)``: the examples' namespace with each
+  position an example sets up drawn and handed to ``keep`` as a figure (``{"svg",
+  "caption", "key"}``, as ``draw`` gives them; every id in its SVG starting with
+  ``prefix``), so that the site shows it beside the lines that set it up
+  (:mod:`harmony.examplerun`; optional: without it the examples show no diagram).
 
 Every field but ``name`` and ``namespace`` may be left out: a game without
 scenarios has its examples only. A ruling an example makes by hand names its
@@ -161,6 +166,7 @@ class Game:
     explorer: Explorer | None = None
     record: Callable[[dict, Callable[[str, Any], None]], dict] | None = None
     rulings_in: Callable[[Any], Iterable[Any] | None] | None = None
+    draw_positions: Callable[[dict, Callable[[dict], None], str], dict] | None = None
     #: the file the game's code is read from when it is not built in (its results are
     #: then never remembered on disk: harmony's code fingerprint does not cover it)
     origin: str = field(default="", compare=False)
@@ -211,7 +217,7 @@ def _from_folder(root: Path, name: str) -> Game | None:
 
 
 def _from_entry_point(name: str) -> Game | None:
-    from importlib import metadata   # the installed packages' metadata: only when asked
+    from importlib import metadata
     for ep in metadata.entry_points(group=ENTRY_POINTS):
         if ep.name == name:
             game = ep.load()

@@ -38,12 +38,11 @@ from ruamel.yaml.constructor import SafeConstructor as TimeStampConstructor
 from ruamel.yaml.nodes import MappingNode, ScalarNode
 from ruamel.yaml.reader import ReaderError
 
-from . import ccompose, parsecache
-from .limits import MAX_BYTES, MAX_DEPTH, MAX_DIGITS
+from . import parsecache
 from .diagnostics import NOT_A_NAME, NOT_TEXT, Pos, Report, describe_char, display_path
 from .model import Model, add_document
 from .schema import validate_items
-from .yamltree import Document, first_content, node_pos, plain, walk
+from .yamltree import MAX_BYTES, MAX_DEPTH, MAX_DIGITS, Document, first_content, node_pos, plain, walk
 
 # Document, node_pos, plain and walk are read through the loader too (harmony.fmt, tests)
 __all__ = [
@@ -187,6 +186,7 @@ def _refuse_odd_scalar(tag: str, value: str, mark) -> None:
         if digits > MAX_DIGITS:
             raise _Refused(mark, f"a number of {digits} digits: no value in rules_data needs "
                            f"more than {MAX_DIGITS}; quote it if it is text", "yaml-number")
+        from . import ccompose     # PyYAML: imported by the first file read, never by a cache hit
         c = ccompose.constructor()
         try:
             c.yaml_constructors[tag](c, ScalarNode(tag, value))
@@ -223,6 +223,7 @@ def read_text(path: str, text: str, round_trip: bool = True) -> Document:
                 "section (sources, topics, clauses, ...); add one or delete the file", "file-empty")
         return doc
     if not round_trip:
+        from . import ccompose
         tree = ccompose.compose(text)
         if tree is not None:
             doc.tree = tree

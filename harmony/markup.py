@@ -40,6 +40,8 @@ MARK = re.compile(r"\[\[(?P<term>[^\]|]+?)(?:\|(?P<target>[^\]]+?))?\]\]|" + OTH
 
 @dataclass(frozen=True)
 class Mark:
+    """A mark in a text: a glossary link, a footnote, a parameter or a table cell, and where."""
+
     kind: str      # term | footnote | param | table
     target: str    # the term, footnote id, parameter name or TABLE/ROW/COLUMN
     shown: str     # the words to show
@@ -51,12 +53,16 @@ def marks(text: str | None) -> list[Mark]:
     return list(iter_marks(text or ""))
 
 
+#: what ends a link's words (:func:`_link`), and what ends its target
+_STOP, _CLOSE = re.compile(r"[\]|]"), re.compile(r"\]")
+
+
 class _Next:
     """The first index at or after ``i`` of a character of ``chars`` in ``text`` (-1 for none),
     remembering the last answer: asked at positions that never go back, the text is read once."""
 
-    def __init__(self, text: str, chars: str):
-        self.text, self.pattern = text, re.compile("[" + re.escape(chars) + "]")
+    def __init__(self, text: str, pattern: re.Pattern):
+        self.text, self.pattern = text, pattern
         self.asked, self.found = -1, -1
 
     def __call__(self, i: int) -> int:
@@ -88,7 +94,7 @@ def iter_marks(text: str) -> Iterator[Mark]:
     >>> [(m.kind, m.target, m.shown) for m in iter_marks("[[a [b|c]] [[x]]] [[ [[y]] {{ z }}")]
     [('term', 'c', 'a [b'), ('term', 'x', 'x'), ('term', '[[y', '[[y'), ('param', 'z', 'z')]
     """
-    stop, close = _Next(text, "]|"), _Next(text, "]")
+    stop, close = _Next(text, _STOP), _Next(text, _CLOSE)
     pos = 0
     while True:
         start = START.search(text, pos)

@@ -31,7 +31,7 @@ class Located:
 
 @dataclass
 class Document(Located):
-    """A document of a source (a rulebook, an errata sheet...): its id, title, version and date."""
+    """A document of a source (a rulebook's errata sheet, a magazine article), by its id."""
 
     id: str = ""
     title: str = ""
@@ -41,7 +41,7 @@ class Document(Located):
 
 @dataclass
 class Version(Located):
-    """A version of a source: its number, its date and a note on it."""
+    """One version of a source (``versions:``), with its date and what changed in it."""
 
     version: str = ""
     date: str = ""
@@ -50,7 +50,7 @@ class Version(Located):
 
 @dataclass
 class Source(Located):
-    """A rulebook or other source of rules, with its documents and versions."""
+    """A rulebook (or revision, variant, commentary) the clauses cite, by its key."""
 
     key: str = ""
     title: str = ""
@@ -108,7 +108,7 @@ class Identity(Located):
 
 @dataclass
 class Aspect(Located):
-    """One row of a topic: a question every source answers in its own cell."""
+    """One row of a topic's table: the aspect of the topic its clauses rule on."""
 
     id: str = ""
     title: str = ""
@@ -117,7 +117,7 @@ class Aspect(Located):
 
 @dataclass
 class Topic(Located):
-    """A topic of the rules, with its rows (aspects) in order."""
+    """A page of the harmony: its rulebooks side by side (``sources``), one row per aspect."""
 
     id: str = ""
     title: str = ""
@@ -132,7 +132,7 @@ class Topic(Located):
 
 @dataclass
 class Citation(Located):
-    """Where in a source something is said: its document, section, page..."""
+    """Where a text comes from: a source and a place in it (section, figure, table ...)."""
 
     source: str = ""
     document: str | None = None
@@ -155,7 +155,7 @@ class Citation(Located):
 
 @dataclass
 class Relation(Located):
-    """How a cell stands to other clauses: restates, amends, replaces or adds to them."""
+    """How a revision's cell stands to the clauses it revises (restates, amends, replaces, adds)."""
 
     type: str = ""
     clauses: list[str] = field(default_factory=list)
@@ -163,7 +163,7 @@ class Relation(Located):
 
 @dataclass
 class Card(Located):
-    """A rule card's title and text for a cell."""
+    """A cell's rule card: its title and short text."""
 
     title: str = ""
     text: str = ""
@@ -187,7 +187,7 @@ class Unexercised(Located):
 
 @dataclass
 class Change(Located):
-    """What a version of a source changed in a cell."""
+    """``changed: {version, note}``: the version of its source a cell changed in, and how."""
 
     version: str = ""
     note: str = ""
@@ -195,7 +195,7 @@ class Change(Located):
 
 @dataclass
 class Cell(Located):
-    """What one source says on one clause: its status, text, citations and parameters."""
+    """One rulebook's say on a clause: status, text, citations, parameters, card."""
 
     source: str = ""
     status: str = "not-covered"
@@ -220,7 +220,7 @@ class Cell(Located):
 
 @dataclass
 class QA(Located):
-    """A published question on a clause and its answer."""
+    """A question a source answers about a clause, and its answer."""
 
     source: str = ""
     question: str = ""
@@ -230,7 +230,7 @@ class QA(Located):
 
 @dataclass
 class Clause(Located):
-    """One rule of a topic, with a cell for each source."""
+    """One rule, set side by side: a cell per rulebook, in a topic's row (its aspect)."""
 
     id: str = ""
     topic: str = ""
@@ -278,7 +278,7 @@ class Parameter(Located):
 
 @dataclass
 class Term(Located):
-    """A glossary term: its definition and aliases."""
+    """A glossary term, with its definition and the aliases links may use."""
 
     term: str = ""
     definition: str = ""
@@ -292,7 +292,7 @@ class Term(Located):
 
 @dataclass
 class Footnote(Located):
-    """A footnote of a source."""
+    """A footnote a text marks (``[^id]``), from a source."""
 
     id: str = ""
     source: str = ""
@@ -302,7 +302,7 @@ class Footnote(Located):
 
 @dataclass
 class Note(Located):
-    """A note of a source on a topic."""
+    """A note on a topic, from a source."""
 
     id: str = ""
     source: str = ""
@@ -320,7 +320,7 @@ UNITS = {"inches": ("inch", "inches"), "shifts": ("shift", "shifts"),
 
 @dataclass
 class TableColumn(Located):
-    """A column of a table: its id, title, type and unit."""
+    """One column of a table: its id, title, the type of its values and their unit."""
 
     id: str = ""
     title: str = ""
@@ -567,12 +567,18 @@ class Model:
         return known[1]
 
     def term(self, name: str) -> Term | None:
-        """A glossary term by its name or an alias, ignoring case."""
-        want = " ".join(name.lower().split())
-        for t in self.glossary.values():
-            if want == t.term.lower() or want in (a.lower() for a in t.aliases):
-                return t
-        return None
+        """A glossary term by its name or an alias, ignoring case (the first in the
+        glossary's order that answers to it; the names indexed once, and again when the
+        glossary is another dict or another size, as :meth:`clauses_of` indexes topics)."""
+        stamp = (id(self.glossary), len(self.glossary))
+        known = self.__dict__.get("_term_index")
+        if known is None or known[0] != stamp:
+            index: dict[str, Term] = {}
+            for t in self.glossary.values():
+                for n in (t.term, *t.aliases):
+                    index.setdefault(str(n).lower(), t)
+            known = self.__dict__["_term_index"] = (stamp, index)
+        return known[1].get(" ".join(name.lower().split()))
 
     def table(self, source: str, number: str) -> Table | None:
         """A numbered table: ``model.table("CP", "6")`` (a table with no number is found
@@ -598,10 +604,25 @@ class Model:
 
 # ---------------------------------------------------------------- building
 
+_FIELD_NAMES: dict[type, dict[str, str | None]] = {}
+
+
 def _fields(cls, node, file: str, **extra):
-    """Instantiate ``cls`` from a mapping node, copying the plain values of its known fields."""
-    names = {f for f in cls.__dataclass_fields__} - {"file", "node"}
-    values = {k.replace("-", "_"): plain(v) for k, v in node.items() if k.replace("-", "_") in names}
+    """Instantiate ``cls`` from a mapping node, copying the plain values of its known fields
+    (a key names the field it spells with '-' for '_': ``clause-id``, ``clause_id``)."""
+    names = _FIELD_NAMES.get(cls)
+    if names is None:
+        names = _FIELD_NAMES[cls] = {}
+    fields = cls.__dataclass_fields__
+    values = {}
+    for k, v in node.items():
+        name = names.get(k, "")
+        if name == "":        # a key not seen yet for this class: which field, if any
+            name = names[k] = k.replace("-", "_")
+            if name not in fields or name in ("file", "node"):
+                name = names[k] = None
+        if name is not None:
+            values[name] = plain(v)
     values.update(extra)
     return cls(file=file, node=node, **values)
 

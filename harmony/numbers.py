@@ -76,6 +76,8 @@ WORD = re.compile(r"[A-Za-z][A-Za-z'\-]*")
 
 @dataclass(frozen=True)
 class Number:
+    """A number read in prose: its kind, its value, the words it is written in and where."""
+
     kind: str          # modifier | fraction | count
     value: Fraction
     text: str          # as written, e.g. "one quarter"

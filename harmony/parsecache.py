@@ -7,9 +7,10 @@ cache keeps what :func:`harmony.loader.read_checked` computed for a file (its
 positioned tree, its reading and schema problems), keyed by:
 
 * the file's bytes and the path it is shown as (diagnostics carry that path);
-* harmony's own code (every module and the schema) and the versions of Python,
-  ruamel.yaml, PyYAML (and whether it has libyaml) and jsonschema, so a new harmony
-  never reads an old entry.
+* harmony's own code (every module and the schema), the version of Python and the
+  installations of ruamel.yaml, PyYAML (with or without libyaml: a reinstall writes its
+  files anew), jsonschema and fastjsonschema (:func:`installed`), so a new harmony never
+  reads an old entry.
 
 A hit costs one small read and an unpickling, less than parsing the file with a
 C YAML loader. Entries live in ``$HARMONY_CACHE/parsed`` (default
@@ -33,15 +34,13 @@ False
 from __future__ import annotations
 
 import hashlib
+import importlib.util
 import os
 import pickle
 import sys
-import tempfile
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from . import ccompose
 
 #: Entries beyond this many are pruned, oldest first, when a new one is written.
 MAX_ENTRIES = 20_000
@@ -57,13 +56,19 @@ def folder(kind: str = _FOLDER) -> Path | None:
     True
     >>> del os.environ["HARMONY_CACHE"]
     """
+    base = _base(kind)
+    return None if base is None else Path(base)
+
+
+def _base(kind: str) -> str | None:
+    """:func:`folder`, as a string (a check asks for hundreds of entries: no path objects)."""
     env = os.environ.get("HARMONY_CACHE")
     if env is not None:
         if env.strip().lower() in ("", "0", "off", "no", "false"):
             return None
-        return Path(env) / kind
+        return os.path.join(env, kind)
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "harmony" / kind
+    return os.path.join(base, "harmony", kind)
 
 
 _CODE: list[bytes] = []
@@ -78,15 +83,32 @@ def code_fingerprint() -> bytes:
         for p in (sorted(here.glob("*.py")) + sorted((here / "games").rglob("*.py"))
                   + sorted((here / "schema").glob("*.json"))):
             h.update(p.relative_to(here).as_posix().encode() + b"\0" + p.read_bytes() + b"\0")
-        for dist in ("ruamel.yaml", "PyYAML", "jsonschema"):
-            try:
-                h.update(metadata.version(dist).encode())
-            except metadata.PackageNotFoundError:  # pragma: no cover
-                h.update(b"?")
+        for module in ("ruamel.yaml", "yaml", "jsonschema", "fastjsonschema"):
+            h.update(installed(module).encode())
         h.update(sys.version.encode())
-        h.update(b"libyaml" if ccompose.CParser is not None else b"pure")
         _CODE.append(h.digest())
     return _CODE[0]
+
+
+def installed(module: str) -> str:
+    """What tells one installation of ``module`` from another, without importing it (nor
+    :mod:`importlib.metadata`, a tenth of a quick ``harmony check``): the path, size and
+    time of its file; installing another version writes a new one. ``"?"`` when absent.
+
+    >>> installed("yaml").split(":")[0].endswith("__init__.py")
+    True
+    >>> installed("no_such_module_here")
+    '?'
+    """
+    try:
+        spec = importlib.util.find_spec(module)
+        origin = spec.origin if spec is not None else None
+        if not origin:
+            return "?"
+        st = os.stat(origin)
+    except (ImportError, ValueError, OSError):
+        return "?"
+    return f"{origin}:{st.st_size}:{st.st_mtime_ns}"
 
 
 def key(shown: str, data: bytes, size: int | None = None) -> str:
@@ -99,9 +121,9 @@ def key(shown: str, data: bytes, size: int | None = None) -> str:
     return h.hexdigest()
 
 
-def _path(k: str, kind: str = _FOLDER) -> Path | None:
-    base = folder(kind)
-    return None if base is None else base / k[:2] / f"{k}.pickle"
+def _path(k: str, kind: str = _FOLDER) -> str | None:
+    base = _base(kind)
+    return None if base is None else os.path.join(base, k[:2], f"{k}.pickle")
 
 
 def get(k: str, kind: str = _FOLDER) -> Any:
@@ -121,9 +143,10 @@ def put(k: str, value: Any, kind: str = _FOLDER) -> None:
     p = _path(k, kind)
     if p is None:
         return
+    import tempfile      # writes only: a check that finds every entry imports none of it
     try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=p.parent)
+        os.makedirs(os.path.dirname(p), exist_ok=True)
+        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=os.path.dirname(p))
         try:
             with os.fdopen(fd, "wb") as f:
                 pickle.dump(value, f, protocol=pickle.HIGHEST_PROTOCOL)

@@ -63,10 +63,7 @@ def key(sc: Scenario, rulesets: list[Ruleset]) -> str | None:
     for part in (sc.file, sc.id, text):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
     for rs in rulesets:
-        h.update(repr((rs.name, rs.source, rs.options, rs.chain)).encode() + b"\0")
-        for name, s in sorted(rs.settings.items()):
-            h.update(repr((name, type(s.value).__name__, s.value, s.clause, s.source,
-                           s.origin, s.cell, s.unset)).encode() + b"\0")
+        h.update(rs.digest)
     return h.hexdigest()
 
 

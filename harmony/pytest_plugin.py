@@ -47,7 +47,7 @@ from typing import Any, NamedTuple
 
 import pytest
 
-from . import game
+from . import examplerun, game
 from .loader import YAML_SUFFIXES, load
 
 _MODELS = pytest.StashKey[dict]()
@@ -258,7 +258,7 @@ class ExampleItem(pytest.Item):
                 raised = "".join(traceback.format_exception_only(exc_info[0], exc_info[1]))
                 failures.append((example, f"raised:\n{raised}"))
 
-        runner = Collect(optionflags=doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE)
+        runner = Collect(optionflags=examplerun.FLAGS)   # as the site checks them
         runner.run(test, out=lambda text: None, clear_globs=False)
         if failures:
             raise ExampleFailure("\n".join(self._explain(example, why)

@@ -20,7 +20,6 @@ True
 """
 from __future__ import annotations
 
-from importlib import resources
 from pathlib import Path
 
 #: name inside the package (installed wheel) -> name at the top of a checkout
@@ -32,8 +31,10 @@ class ResourceMissing(FileNotFoundError):
 
 
 def package_dir() -> Path:
-    """The ``harmony`` package's folder (a real folder: templates and Sphinx need paths)."""
-    return Path(str(resources.files("harmony")))
+    """The ``harmony`` package's folder (a real folder: templates and Sphinx need paths; found
+    from this module's file, without :mod:`importlib.resources`, which a quick ``harmony
+    check`` need not import)."""
+    return Path(__file__).parent
 
 
 def checkout_root() -> Path | None:

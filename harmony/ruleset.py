@@ -40,6 +40,8 @@ Setting(name='opfire.drm', value=1, clause='test.x', source='X', origin='own', c
 """
 from __future__ import annotations
 
+import functools
+import hashlib
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any, Iterable
@@ -196,15 +198,7 @@ class Ruleset:
         Raises :class:`RulesetError` for an unknown source or an option that
         no cell of the source (or its bases) names.
         """
-        key, options = parse_name(name)
-        if key not in model.sources:
-            raise RulesetError(f"unknown ruleset source '{key}' (known: {', '.join(sorted(model.sources))})")
-        chain = base_chain(model, key)
-        known_options = options_of(model, key)
-        for opt in options:
-            if opt not in known_options:
-                raise RulesetError(f"{key} has no option '{opt}' (its options: "
-                                   f"{', '.join(known_options) or 'none'})")
+        key, options, chain = _named(model, name)
         setting, reading = _setters(model), _reading_order(model)
         settings: dict[str, Setting] = {}
         for pname, param in sorted(model.parameters.items()):
@@ -245,6 +239,18 @@ class Ruleset:
     def clauses(self) -> list[str]:
         """Every clause that sets one of this ruleset's parameters."""
         return sorted({s.clause for s in self.settings.values() if s.clause})
+
+    @functools.cached_property
+    def digest(self) -> bytes:
+        """A digest of everything this ruleset resolved (names, chain, and each setting's
+        value, type and origin): what the remembered results of scenarios played under it
+        are keyed by (:mod:`harmony.playcache`). Computed once; a ruleset is never changed
+        once resolved."""
+        h = hashlib.sha256(repr((self.name, self.source, self.options, self.chain)).encode() + b"\0")
+        for name, s in sorted(self.settings.items()):
+            h.update(repr((name, type(s.value).__name__, s.value, s.clause, s.source,
+                           s.origin, s.cell, s.unset)).encode() + b"\0")
+        return h.digest()
 
     def as_data(self) -> dict:
         """Plain data: parameter -> value and clause, for the site and tests."""
@@ -298,6 +304,43 @@ def _resolve(pname: str, ptype: str, default: Any, chain: Iterable[str], options
     return Setting(pname, coerce(ptype, default), None, None, "default", None, None, unset)
 
 
+def _named(model: Model, name: str) -> tuple[str, tuple[str, ...], list[str]]:
+    """The source key, options and base chain of ruleset ``name``; :class:`RulesetError`
+    for an unknown source or option."""
+    key, options = parse_name(name)
+    if key not in model.sources:
+        raise RulesetError(f"unknown ruleset source '{key}' (known: {', '.join(sorted(model.sources))})")
+    known_options = options_of(model, key)
+    for opt in options:
+        if opt not in known_options:
+            raise RulesetError(f"{key} has no option '{opt}' (its options: "
+                               f"{', '.join(known_options) or 'none'})")
+    return key, options, base_chain(model, key)
+
+
+def setting_for(model: Model, name: str, pname: str) -> Setting:
+    """``ruleset_for(model, name).setting(pname)``, resolving that one parameter only when
+    the ruleset is not resolved yet (a check that reads a few parameters of many option
+    combinations need not resolve every parameter of each).
+
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> m, _ = load(default_rules_data())
+    >>> setting_for(m, "PL", "spot.adjacent") == Ruleset.from_model(m, "PL").setting("spot.adjacent")
+    True
+    """
+    known = model.__dict__.get("_rulesets", {}).get(name)
+    if known is not None:
+        return known.setting(pname)
+    _, options, chain = _named(model, name)
+    param = model.parameters.get(pname)
+    if param is None:
+        raise UndeclaredParameter(f"ruleset {name} has no parameter '{pname}' "
+                                  "(declare it in rules_data/parameters.yaml)")
+    return _resolve(pname, param.type, param.default, chain, options, _setters(model).get(pname, []),
+                    _reading_order(model).get(pname, []))
+
+
 def ruleset_for(model: Model, name: str) -> Ruleset:
     """``Ruleset.from_model``, cached on the model itself: the cache lives and dies with
     the model it was computed from, so a model loaded later never sees stale rulesets."""
@@ -307,14 +350,25 @@ def ruleset_for(model: Model, name: str) -> Ruleset:
     return cache[name]
 
 
+def wrong_values(model: Model, rs: Ruleset) -> dict[str, str]:
+    """The parameters of ``rs`` set to a value that does not fit their type, each with why
+    (:func:`harmony.paramtypes.wrong_values` of its settings that have a value), judged once
+    per model and ruleset: the checks and every scenario played under ``rs`` ask again."""
+    known = model.__dict__.setdefault("_wrong_values", {})
+    hit = known.get(id(rs))
+    if hit is None or hit[0] is not rs:
+        values = {n: s.value for n, s in rs.settings.items() if not s.unset}
+        hit = known[id(rs)] = (rs, paramtypes.wrong_values(model.parameters, values))
+    return hit[1]
+
+
 def wrong_settings(model: Model, rs: Ruleset) -> list[tuple[Setting, Pos, str]]:
     """The settings of ``rs`` whose value does not fit its parameter's type (text where a
     number belongs...), each with where the value is written and why it does not fit
-    (:func:`harmony.paramtypes.wrong_values`); ``harmony check`` reports each at that place,
-    and no game plays a scenario under ``rs``."""
-    values = {n: s.value for n, s in rs.settings.items() if not s.unset}
+    (:func:`wrong_values`); ``harmony check`` reports each at that place, and no game plays
+    a scenario under ``rs``."""
     out = []
-    for pname, why in sorted(paramtypes.wrong_values(model.parameters, values).items()):
+    for pname, why in sorted(wrong_values(model, rs).items()):
         s = rs.settings[pname]
         if s.set_by_cell and s.at is not None:
             pos = s.at.pos("params", pname)

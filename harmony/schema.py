@@ -7,7 +7,7 @@ Errors come back positioned at the offending key or value.
 Most files are valid, and finding that out is most of the cost of validating
 them: :func:`quick_valid` asks a validator compiled from the same schema to
 Python code (fastjsonschema, ten times quicker than jsonschema here), and only
-a document it does not accept is walked by jsonschema for every problem and
+a document it does not accept is walked by jsonschema (imported only then) for every problem and
 its place. The quick validator is trusted only to say "valid": a test checks
 that it never accepts a document jsonschema rejects (tests/test_schema_quick.py).
 
@@ -19,16 +19,20 @@ when a document is not valid (or where no quick validator exists).
 from __future__ import annotations
 
 import copy
+import hashlib
 import json
 import re
+import sys
 from collections.abc import Callable
 from functools import lru_cache
+from types import CodeType
 from typing import TYPE_CHECKING, Any
 
+from . import resources
 from .diagnostics import Report
 from .yamltree import Document, first_content, plain
 
-if TYPE_CHECKING:
+if TYPE_CHECKING:     # jsonschema is imported only for a document the quick validator rejects
     import jsonschema
     from jsonschema import Draft202012Validator
 
@@ -39,9 +43,15 @@ AHEAD = "harmony_schema_ahead"
 
 @lru_cache(maxsize=1)
 def schema() -> dict:
-    from importlib import resources
-    with resources.files("harmony").joinpath("schema", SCHEMA_FILE).open(encoding="utf-8") as f:
-        return json.load(f)
+    try:
+        with open(resources.schema_file(), encoding="utf-8") as f:
+            return json.load(f)
+    except OSError:   # the package imported from a zip (the explorer's bundle): its loader reads it
+        import pkgutil
+        data = pkgutil.get_data("harmony", f"schema/{SCHEMA_FILE}")
+        if data is None:
+            raise
+        return json.loads(data)
 
 
 @lru_cache(maxsize=1)
@@ -122,13 +132,20 @@ def quick_check(ref: str | None) -> Callable[[Any], bool] | None:
     >>> check({"end": "phase"}), check({"end": 1})
     (True, False)
     """
-    found = None
-    try:
-        ahead = __import__(AHEAD)
-        found, invalid = ahead.VALIDATORS.get(ref), ahead.JsonSchemaException
-    except ImportError:
-        pass
-    if found is None:
+    found: Any = None
+    invalid: type[BaseException] = Exception
+    if ref is not None:
+        try:
+            ahead = __import__(AHEAD)
+            found, invalid = ahead.VALIDATORS.get(ref), ahead.JsonSchemaException
+        except ImportError:
+            pass
+    if found is None and ref is None:
+        quick = _quick()
+        if quick is None:
+            return None
+        found, invalid = quick
+    elif found is None:
         try:
             import fastjsonschema
         except ImportError:
@@ -148,6 +165,51 @@ def quick_check(ref: str | None) -> Callable[[Any], bool] | None:
             return False
         return True
     return check
+
+
+@lru_cache(maxsize=1)
+def _quick() -> Any:
+    """The whole file's compiled validator and its exception, or None without fastjsonschema."""
+    try:
+        import fastjsonschema
+    except ImportError:   # the explorer's browser bundle leaves it out: jsonschema alone there
+        return None
+    namespace: dict[str, Any] = {}
+    exec(_validator_code(), namespace)
+    return namespace[namespace["_ROOT"]], fastjsonschema.JsonSchemaException
+
+
+def _validator_code() -> CodeType:
+    """The compiled validator as Python code (:func:`fastjsonschema.compile_to_code`, the
+    root validating function named in ``_ROOT``), compiled. Writing and compiling it is a
+    tenth of a second (a third of a ``harmony check`` after an edit), so the compiled code is
+    remembered on disk beside the parse cache (:mod:`harmony.parsecache`, ``validator/``),
+    keyed by the schema's text, the fastjsonschema installation and the Python version."""
+    import marshal
+
+    from . import parsecache
+    with open(resources.schema_file(), "rb") as f:
+        text = f.read()
+    h = hashlib.sha256(b"validator\0" + text + b"\0" + sys.version.encode() + b"\0"
+                       + parsecache.installed("fastjsonschema").encode())
+    k = h.hexdigest()
+    kept = parsecache.get(k, "validator")
+    if isinstance(kept, bytes):
+        try:
+            return marshal.loads(kept)
+        except (EOFError, ValueError, TypeError):
+            pass
+    import fastjsonschema
+    # a copy: compiling rewrites the schema's $ref values in place (fmt reads its key order);
+    # use_default=False: it would otherwise write the schema's defaults into the document
+    source = fastjsonschema.compile_to_code(copy.deepcopy(schema()), use_default=False,
+                                            detailed_exceptions=False)
+    root = re.search(r"^def (validate\w*)\(", source, re.M)    # the root is written first
+    if root is None:     # pragma: no cover - a fastjsonschema that writes otherwise
+        raise RuntimeError("fastjsonschema wrote no validating function")
+    code = compile(f"{source}\n_ROOT = {root.group(1)!r}\n", "<harmony schema validator>", "exec")
+    parsecache.put(k, marshal.dumps(code), "validator")
+    return code
 
 
 def quick_valid(data: Any) -> bool:
@@ -255,7 +317,7 @@ def describe(data: Any, path) -> str:
 
 
 def _close(word: str, options) -> str:
-    import difflib
+    import difflib     # for a misspelling only
     match = difflib.get_close_matches(str(word), [str(o) for o in options], n=1, cutoff=0.6)
     return f"did you mean '{match[0]}'? " if match else ""
 

@@ -21,6 +21,14 @@ from typing import Any, Iterator
 
 from .diagnostics import Pos, Report
 
+#: The largest file read, in bytes: a rules file is tens of kilobytes (the ruling explorer
+#: reads a position by the same limits, without the YAML readers: they live here).
+MAX_BYTES = 1_000_000
+#: Deeper than this, the readers refuse a file (:data:`harmony.loader.MAX_DEPTH`).
+MAX_DEPTH = 40
+#: More digits than this in a number, the readers refuse it (:data:`harmony.loader.MAX_DIGITS`).
+MAX_DIGITS = 100
+
 
 class Marks:
     """Where a mapping or list and its parts start (0-based line and column): the part of
@@ -172,8 +180,20 @@ def first_content(path: str, text: str) -> Pos:
     return Pos(path)
 
 
+#: the scalars :func:`plain` returns as they are (exactly these types, no subclass)
+_PLAIN = frozenset((str, int, bool, float, type(None)))
+
+
 def plain(node: Any) -> Any:
-    """The round-trip tree as plain dicts, lists and scalars."""
+    """The round-trip tree as plain dicts, lists and scalars.
+
+    >>> from ruamel.yaml.scalarstring import LiteralScalarString
+    >>> m = _pos_map(Marks(0, 0, {}), {"a": [LiteralScalarString("x\\n"), 1, True, None, 1.5]})
+    >>> p = plain(m); p, type(p), type(p["a"]), type(p["a"][0])
+    ({'a': ['x\\n', 1, True, None, 1.5]}, <class 'dict'>, <class 'list'>, <class 'str'>)
+    """
+    if type(node) in _PLAIN:     # most of a tree: no conversion, and no isinstance chain
+        return node
     if isinstance(node, dict):
         return {str(k): plain(v) for k, v in node.items()}
     if isinstance(node, list):

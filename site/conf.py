@@ -11,21 +11,22 @@ version = release = ""
 extensions = ["harmony.site"]
 root_doc = "index"
 exclude_patterns = ["_generated"]
-templates_path = []
+# Furo with two small overrides (site/_templates: the side panels named, the search page's heading)
+templates_path = ["_templates"]
 language = "en"
 today = "unspecified"
 today_fmt = "%Y-%m-%d"
 # clause text is shown exactly as written: no curly quotes or dashes made from it
 smartquotes = False
 
-html_theme = "alabaster"
-html_theme_options = {
-    "page_width": "1260px",
-    "sidebar_width": "190px",
-    "fixed_sidebar": False,
-    "show_powered_by": False,
-    "show_relbars": True,
-}
+# Furo: a responsive theme (a menu button and search at the top on a phone, the page's
+# contents beside it or behind a button, dark mode that follows the system and can be
+# switched); harmony's own styles (_static/harmony.css) stay small on top of it
+html_theme = "furo"
+html_theme_options = {"top_of_page_buttons": []}
+# code in colours that keep a 4.5:1 contrast, light and dark (accessible-pygments, with Furo)
+pygments_style = "a11y-light"
+pygments_dark_style = "a11y-dark"
 html_title = "Rules harmony"
 html_static_path = ["_static"]
 html_css_files = ["harmony.css"]

@@ -1,16 +1,46 @@
-"""Fixtures shared by the test files: the shipped rules loaded once, and copies of them to change."""
+"""Fixtures shared by the test files: the shipped rules loaded once, copies of them to change,
+and what a run builds once for all its processes.
+
+The suite runs in parallel (pytest-xdist, ``-n auto`` in pyproject.toml's ``addopts``): every
+worker process collects every test and runs its share. What is costly to make and the same
+for every test (the shipped site, the wheel and its environment) is made once per run by the
+first worker to ask, in a folder all the workers share, under a file lock
+(:func:`made_once`); the others wait for it and read it. The tests that share a
+module-scoped fixture, or a fixture of :data:`ONE_WORKER`, are kept on one worker
+(:func:`worker_group`).
+"""
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
+from functools import partial
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 
 from harmony.loader import load
 from harmony.model import Model
+from once import made_once
 
 ROOT = Path(__file__).resolve().parent.parent
 RULES = ROOT / "rules_data"
+
+# CI (which sets CI=true) draws every property's cases from a fixed seed, so that its verdict on
+# a commit is repeatable; a developer's run draws new cases each time and finds what CI cannot.
+settings.register_profile("ci", derandomize=True, database=None)
+if os.environ.get("CI"):
+    settings.load_profile("ci")
+
+# Where no compiled module may be written beside its source (PYTHONDONTWRITEBYTECODE), the
+# processes the tests start (``harmony`` commands, ``harmony serve``, pytest-xdist's workers)
+# would each compile harmony again: they keep their compiled modules in a folder of their
+# own instead (PYTHONPYCACHEPREFIX, outside the checkout), as bench/run.py does.
+if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCACHEPREFIX"):
+    os.environ["PYTHONPYCACHEPREFIX"] = os.path.join(tempfile.gettempdir(),
+                                                     f"harmony-tests-pycache-{os.getuid()}")
+    del os.environ["PYTHONDONTWRITEBYTECODE"]
 
 
 @pytest.fixture(scope="session")
@@ -63,3 +93,59 @@ def browser():
         b = p.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
         yield b
         b.close()
+
+
+# ------------------------------------------------------------------ made once per run
+
+@pytest.fixture(scope="session", autouse=True)
+def one_site_per_run(tmp_path_factory):
+    """The shipped site (:func:`harmony.site.testing.shipped_site`) is built once per run, by
+    whichever worker asks first."""
+    from harmony.site import testing
+    testing.share = partial(made_once, tmp_path_factory)
+    yield
+    testing.share = None
+
+
+@pytest.fixture(scope="session")
+def served(tmp_path_factory):
+    """``harmony serve`` of the shipped rules, Pyodide bundled, for the explorer's browser
+    tests (both modules): its address and the site folder it built. One a run: its tests are
+    kept on one worker (:data:`ONE_WORKER`)."""
+    from harmony.site import explorer as bundle
+    from test_site_serve import serving
+    assert bundle.find_pyodide() is not None, \
+        "Pyodide is missing: run `npm ci` at the top of the checkout (.ci/setup does)"
+    tmp = tmp_path_factory.mktemp("explorer")
+    # (the first build of a cold cache compiles the explorer's Python under Node.js too)
+    with serving(RULES, tmp, start_within=600) as server:
+        yield server.url, tmp / "out"
+
+
+# ------------------------------------------------------------------ kept on one worker
+
+#: Session fixtures whose tests are kept on one worker, so that the run makes them once:
+#: a ``harmony serve`` of the shipped rules, Pyodide bundled (the explorer's browser tests).
+ONE_WORKER = ("served",)
+
+
+def worker_group(item) -> str | None:
+    """The group of tests ``item`` runs with on one pytest-xdist worker (``loadgroup``), or
+    None when it may run on any: a test using a module-scoped fixture stays with its module
+    (the fixture is made once, and tests that edit one page in turn keep their order); a test
+    using a fixture of :data:`ONE_WORKER`, with the others using it."""
+    defs = getattr(getattr(item, "_fixtureinfo", None), "name2fixturedefs", {})
+    shared = [name for name in ONE_WORKER if name in defs]
+    if shared:
+        return shared[0]
+    if any(d.scope == "module" for fixturedefs in defs.values() for d in fixturedefs):
+        return Path(str(item.fspath)).name
+    return None
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_collection_modifyitems(config, items):
+    for item in items:
+        group = worker_group(item)
+        if group is not None:
+            item.add_marker(pytest.mark.xdist_group(group))

@@ -24,7 +24,6 @@ from harmony.games.panzerblitz import explorer as api
 from harmony.games.panzerblitz.hexgrid import adjacent, parse_label
 from harmony.site import explorer as bundle
 from test_explorer_links import MALFORMED
-from test_site_serve import serving
 
 playwright = pytest.importorskip("playwright.sync_api")
 
@@ -35,18 +34,7 @@ BOOT_MS = 120_000
 
 
 @pytest.fixture(scope="module")
-def served(tmp_path_factory):
-    """``harmony serve`` of the shipped rules: its address and the site folder it built."""
-    assert bundle.find_pyodide() is not None, \
-        "Pyodide is missing: run `npm ci` at the top of the checkout (.ci/setup does)"
-    tmp = tmp_path_factory.mktemp("explorer")
-    # (the first build of a cold cache compiles the explorer's Python under Node.js too)
-    with serving(RULES, tmp, start_within=600) as server:
-        yield server.url, tmp / "out"
-
-
-@pytest.fixture(scope="module")
-def site(served) -> Path:
+def site(served) -> Path:      # served: one ``harmony serve`` a run (tests/conftest.py)
     return served[1]
 
 

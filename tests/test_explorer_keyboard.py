@@ -11,7 +11,7 @@ from __future__ import annotations
 import pytest
 
 from harmony.games.panzerblitz import explorer as api
-from test_explorer_browser import (Offline, computed, explorer, position, ready, served,  # noqa: F401
+from test_explorer_browser import (Offline, computed, explorer, position, ready,  # noqa: F401
                                    settled, shown, site)
 
 pytest.importorskip("playwright.sync_api")

@@ -70,9 +70,9 @@ def test_a_new_harmony_s_site_holds_no_word_of_the_shipped_harmony(new_site):
 
 def test_a_new_harmony_s_site_carries_its_own_identity(new_site):
     index = (new_site / "index.html").read_text("utf-8")
-    assert "<title>Hedgerow rules harmony &#8212; Hedgerow rules harmony</title>" in index
+    assert "<title>Hedgerow rules harmony</title>" in index
     assert "The two editions of an invented game, side by side." in index
-    assert "&#169;The harmony's authors." in index
+    assert "Copyright &#169; The harmony&#39;s authors" in index
     cards = (new_site / "print" / "cards.html").read_text("utf-8")
     assert "<title>Hedgerow rules harmony: rule cards</title>" in cards
     pdf = PdfReader(new_site / "print" / "harmony-cards.pdf")
@@ -117,12 +117,12 @@ def test_identity_reaches_the_configuration_and_the_pages(tmp_path):
     assert [w for w in res.warnings if w.startswith(f"{rules / 'pages' / 'about.rst'}:6: WARNING: "
                                                      "unknown document")], res.warnings
     index = (tmp_path / "site" / "index.html").read_text("utf-8")
-    assert '<html lang="fr"' in index
-    assert "<title>Les dés &#8212; Les dés</title>" in index
+    assert ' lang="fr"' in index.split(">", 2)[1]    # <html ... lang="fr">
+    assert "<title>Les dés</title>" in index
     assert "Deux éditions." in index
     assert 'href="https://example.org/des.git"' in index
     assert 'rel="canonical" href="https://example.org/des/index.html"' in index
-    assert "&#169;Ann, Bo." in index
+    assert "&#169; Ann, Bo" in index
     about = (tmp_path / "site" / "about.html").read_text("utf-8")
     assert "A page of our own." in about
     assert 'href="about.html"' in index          # listed in the contents

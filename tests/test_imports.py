@@ -1,4 +1,5 @@
-"""The package's import graph has no cycle.
+"""The package's import graph has no cycle, and ``harmony check`` imports only what checking
+needs.
 
 Every module of ``harmony`` is parsed with :mod:`ast`; every import statement
 counts, at the top of the module or inside a function (an import moved into a
@@ -9,6 +10,10 @@ submodule.
 from __future__ import annotations
 
 import ast
+import json
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parent.parent / "harmony"
@@ -173,3 +178,44 @@ def test_the_core_names_its_builtin_games_without_importing_them():
         module = target.partition(":")[0]
         assert module in mods and is_game(module), target
         assert game.builtin(name).name == name
+
+
+# ------------------------------------------------------------------ what a check imports
+
+#: what a check never needs, once the cards it measures are remembered: the site (Sphinx,
+#: docutils), printing (WeasyPrint, Jinja), the full schema validator (jsonschema, for a
+#: file the compiled one rejects), the examples' runner (doctest), PyYAML (for a file read
+#: anew), package metadata, and the hex wargame's engine (for a scenario played anew)
+NOT_IMPORTED = ("sphinx", "docutils", "weasyprint", "jinja2", "jsonschema", "doctest", "yaml",
+                "importlib.metadata", "harmony.site", "harmony.games.panzerblitz.engine")
+
+CHECK_AND_LIST = """
+import json, sys
+from harmony.cli import main
+code = main(["check", sys.argv[1]])
+print(json.dumps([code, sorted(sys.modules)]))
+"""
+
+
+def check_modules(rules: Path, cache: Path) -> tuple[int, list[str]]:
+    """Run ``harmony check rules`` in a new process with the on-disk caches in ``cache``:
+    its exit code and every module it imported."""
+    import harmony
+    here = str(Path(harmony.__file__).resolve().parent.parent)    # the harmony under test
+    env = dict(os.environ, HARMONY_CACHE=str(cache),
+               PYTHONPATH=os.pathsep.join([here] + [p for p in [os.environ.get("PYTHONPATH")] if p]))
+    out = subprocess.run([sys.executable, "-c", CHECK_AND_LIST, str(rules)], env=env, cwd=cache.parent,
+                         capture_output=True, text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    code, mods = json.loads(out.stdout.strip().splitlines()[-1])
+    return code, mods
+
+
+def test_a_check_imports_only_what_checking_needs(tmp_path):
+    rules = Path(__file__).resolve().parent.parent / "rules_data"
+    first, _ = check_modules(rules, tmp_path / "cache")     # fills the caches
+    code, mods = check_modules(rules, tmp_path / "cache")
+    assert first == code == 0
+    heavy = [m for m in mods if any(m == n or m.startswith(n + ".") for n in NOT_IMPORTED)]
+    assert heavy == []
+    assert "harmony.check" in mods and "harmony.games.panzerblitz.checks" in mods

@@ -11,7 +11,7 @@ import json
 import pytest
 
 from harmony.games.panzerblitz.hexgrid import label, neighbours, parse_label, to_offset
-from test_explorer_browser import (Offline, computed, explorer, position, ready, served,  # noqa: F401
+from test_explorer_browser import (Offline, computed, explorer, position, ready,  # noqa: F401
                                    settled, shown, site)
 
 pytest.importorskip("playwright.sync_api")

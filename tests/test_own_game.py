@@ -99,7 +99,8 @@ def test_its_site_shows_the_outcome_matrix_and_its_own_figures(dice, tmp_path):
     for value in ("0", "10", "45", "30", "15", "55"):
         assert f"<strong>{value}</strong>" in matrix, value
     assert "hm-mismatch" not in matrix
-    assert page.count("<circle") == 5 + 15 + 10          # the pips of 1 1 3, 5 5 5, 2 6 2
+    figures = page[page.index("<article"):page.index("</article>")]   # not the theme's icons
+    assert figures.count("<circle") == 5 + 15 + 10       # the pips of 1 1 3, 5 5 5, 2 6 2
     assert "Each figure shows the three dice a step throws." in page
     assert "Each counter shows" not in page              # the hex game's legend is not its
     assert not (tmp_path / "site" / "explorer.html").exists()

@@ -309,18 +309,27 @@ def test_the_build_prints_every_rulebook_links_it_and_skips_an_unchanged_one(tmp
         link = f'href="print/{key}-rulebook.pdf">{src.title}: the rulebook (PDF, {pages} pages, {size})<'
         assert link in (out / "index.html").read_text("utf-8")
         assert link in (out / "sources.html").read_text("utf-8")
-    printed: list[str] = []
+    log = tmp_path / "printed.log"     # the PDFs are printed in other processes: they say so here
     real = rulebook_site.print_pdf
-    monkeypatch.setattr(rulebook_site, "print_pdf", lambda html: printed.append(html) or real(html))
+
+    def counting(html):
+        with log.open("a") as f:
+            f.write("rulebook\n")
+        return real(html)
+    monkeypatch.setattr(rulebook_site, "print_pdf", counting)
+
+    def prints() -> int:
+        return len(log.read_text().splitlines()) if log.exists() else 0
     again = build_site(mine, out)
-    assert printed == [] and not [f for f in again.extras if f.endswith("-rulebook.pdf")]
+    assert prints() == 0 and not [f for f in again.extras if f.endswith("-rulebook.pdf")]
+    assert again.printed == []
     # a change to one ruleset's cells prints that rulebook again, and only it
     rules = mine / "spotting.yaml"
     rules.write_text(rules.read_text("utf-8").replace("dispersed or not.", "dispersed or not, at once."),
                      "utf-8")
     third = build_site(mine, out)
-    assert len(printed) == 1 and [f for f in third.extras if f.endswith("-rulebook.pdf")] == \
-        ["print/HB-rulebook.pdf"]
+    assert prints() == 1 and [f for f in third.extras if f.endswith("-rulebook.pdf")] == \
+        ["print/HB-rulebook.pdf"] == third.printed
     assert "at once" in words(text_of(out / "print" / "HB-rulebook.pdf"))
 
 

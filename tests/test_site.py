@@ -227,24 +227,34 @@ def test_the_site_offers_the_rule_cards_as_a_pdf(site, model):
 
 def test_the_pdf_is_printed_again_only_when_the_cards_change(tmp_path, rules_copy, monkeypatch):
     import harmony.cards
-    printed = []
-    real = harmony.cards.write_pdf
-    monkeypatch.setattr(harmony.cards, "write_pdf", lambda html: printed.append(1) or real(html))
+    log = tmp_path / "printed.log"     # the PDFs are printed in other processes: they say so here
+    real = harmony.cards.print_pdf
+
+    def counting(html):
+        with log.open("a") as f:
+            f.write("cards\n")
+        return real(html)
+    monkeypatch.setattr(harmony.cards, "print_pdf", counting)
+
+    def printed() -> int:
+        return len(log.read_text().splitlines()) if log.exists() else 0
     rules = rules_copy
     out = tmp_path / "out"
     first = build_site(rules, out)
-    assert "print/harmony-cards.pdf" in first.extras and len(printed) == 1
+    assert "print/harmony-cards.pdf" in first.extras and printed() == 1
+    assert "print/harmony-cards.pdf" in first.printed
     pdf = out / "print" / "harmony-cards.pdf"
     before = pdf.read_bytes()
-    assert "print/harmony-cards.pdf" not in build_site(rules, out).extras
-    assert len(printed) == 1                      # same cards: WeasyPrint not run again
+    second = build_site(rules, out)
+    assert "print/harmony-cards.pdf" not in second.extras + second.printed
+    assert printed() == 1                      # same cards: WeasyPrint not run again
     path = rules / "spotting.yaml"
     text = path.read_text("utf-8")
     assert "title: Who spots\n" in text
     path.write_text(text.replace("title: Who spots\n", "title: Who may spot\n", 1), "utf-8")
     again = build_site(rules, out)
     assert "print/harmony-cards.pdf" in again.extras and pdf.read_bytes() != before
-    assert len(printed) == 2
+    assert printed() == 2 and "print/harmony-cards.pdf" in again.printed
     assert "Who may spot" in " ".join(p.extract_text() for p in PdfReader(str(pdf)).pages)
 
 

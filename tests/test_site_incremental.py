@@ -12,6 +12,8 @@ from pypdf import PdfReader
 
 from harmony.loader import load, new_yaml
 from harmony.rulebook.site import size_words
+from harmony.rulebook import site as rulebook_site
+from harmony import printer
 from harmony.site import views
 from harmony.site.build import CACHE, build_site
 
@@ -24,12 +26,16 @@ def site_files(out: Path) -> dict[str, Path]:
             if p.is_file() and CACHE not in p.relative_to(out).parts}
 
 
-def test_same_input_gives_the_same_bytes(tmp_path):
+def test_same_input_gives_the_same_bytes(tmp_path, monkeypatch):
+    """Twice, once with the PDFs printed in processes of their own while Sphinx runs, once
+    printed in this process before it: the same bytes, the PDFs and their links included."""
     a = build_site(RULES, tmp_path / "a")
+    monkeypatch.setattr(printer, "default_workers", lambda jobs: 0)
     b = build_site(RULES, tmp_path / "b")
+    assert a.printed == b.printed and len(a.printed) > 5
     fa, fb = site_files(a.out), site_files(b.out)
     assert fa.keys() == fb.keys()
-    assert len(fa) > 20
+    assert len(fa) > 20 and len([f for f in fa if f.endswith(".pdf")]) == len(a.printed)
     different = [rel for rel in fa if not filecmp.cmp(fa[rel], fb[rel], shallow=False)]
     assert different == []
 
@@ -88,16 +94,17 @@ def test_a_one_clause_edit_rewrites_only_the_pages_that_show_it(tmp_path, rules_
                        if any(f"{clause.id}@PL" in cell.refs for a in c.aspects for cell in a.cells.values()))
     # and PL's rulebook is printed again; where its link says something new (its size in KB,
     # its pages), the index and the sources page, which include those links, and the page of
-    # rulebooks, which lists them, are written again too, and only then
+    # rulebooks, which lists them, are written again too (not re-read: the words are put in
+    # as the pages are written), and only then
     pl = "print/PL-rulebook.pdf"
     words = [(size_words(len(b)), len(PdfReader(io.BytesIO(b)).pages))
              for b in (before[pl], (out / pl).read_bytes())]
     relinked = words[0] != words[1]
-    links = ["_generated/sources-detail.inc", "_generated/sources-table.inc", "rulebooks.rst"] if relinked else []
-    assert edited.staged.written == sorted([f"{doc}.rst", "differences.rst"] + links
+    assert edited.staged.written == sorted([f"{doc}.rst", "differences.rst"]
                                            + [f"{a}.rst" for a in amending])
     linking = ["index", "rulebooks", "sources"] if relinked else []
-    assert edited.read == sorted([doc, "differences"] + linking + amending)
+    assert edited.read == sorted([doc, "differences"] + amending)
+    assert edited.printed == [pl]
     assert [f for f in edited.extras if f.startswith("print/")] == (["print/rulebooks.html"] if relinked
                                                                      else []) + [pl]
     # Sphinx also re-writes the page whose toctree lists the edited one (its titles may show there)
@@ -143,3 +150,35 @@ def test_a_title_edit_leaves_no_page_with_the_old_title(tmp_path, rules_copy):
     assert with_old(now) == with_old(clean) == []
     assert now.keys() == clean.keys()
     assert [rel for rel in now if now[rel] != clean[rel]] == []
+
+
+def test_a_rulebook_whose_pages_change_is_relinked_without_reading_a_page_again(tmp_path, rules_copy,
+                                                                                monkeypatch):
+    """The links say each rulebook's pages and size, known only once it is printed (while
+    Sphinx reads the pages): when they change and no page's source does, the pages that link
+    it are written again with the new words, and the site is a clean build's bytes."""
+    out = build_site(rules_copy, tmp_path / "out").out
+    db = "print/DB-rulebook.pdf"
+    pages = len(PdfReader(str(out / db)).pages)
+    linking = sorted(rel[:-5] for rel, p in site_files(out).items()
+                     if rel.endswith(".html") and not rel.startswith("print/")
+                     and f'{db}">' in p.read_text("utf-8"))
+    assert {"index", "sources", "rulebooks"} <= set(linking)
+    real = rulebook_site.pdf_html
+
+    def longer(model, key, paper="a4"):   # one more page in DB's rulebook, and only there
+        html = real(model, key, paper)
+        return html.replace("</body>", '<p style="break-before: page">More.</p></body>') if key == "DB" else html
+    monkeypatch.setattr(rulebook_site, "pdf_html", longer)
+    again = build_site(rules_copy, out)
+    assert again.printed == [db] and len(PdfReader(str(out / db)).pages) == pages + 1
+    assert again.staged.written == [] and again.read == []
+    # (and Sphinx writes again the page whose table of contents lists one it writes again)
+    assert set(linking) <= set(again.written) <= {*linking, "genindex", "search", "revisions/index"}
+    said = f"(PDF, {pages + 1} pages, {size_words((out / db).stat().st_size)})"
+    for doc in linking:
+        assert said in (out / f"{doc}.html").read_text("utf-8")
+    clean = build_site(rules_copy, tmp_path / "clean").out
+    fa, fb = site_files(out), site_files(clean)
+    assert fa.keys() == fb.keys()
+    assert [rel for rel in fa if not filecmp.cmp(fa[rel], fb[rel], shallow=False)] == []

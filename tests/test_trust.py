@@ -7,7 +7,9 @@ ever made; without it the same command makes them, so each test could fail.
 """
 from __future__ import annotations
 
+import html
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -47,6 +49,11 @@ def hostile(tmp_path) -> tuple[Path, Path, Path]:
         f"      >>> import os, pathlib; _ = pathlib.Path({str(marker)!r}).write_text('ran')\n"
         f"      >>> _ = os.system('touch {shelled}')\n" + first)), encoding="utf-8")
     return rules, marker, shelled
+
+
+def shown(page: Path) -> str:
+    """A page's text as a reader sees it (tags out, entities read)."""
+    return html.unescape(re.sub(r"<[^>]+>", "", page.read_text(encoding="utf-8")))
 
 
 def call(capsys, *argv: str) -> tuple[int, str, str]:
@@ -116,12 +123,18 @@ def test_build_untrusted_runs_no_example_and_the_page_says_so(capsys, hostile, t
     assert "the clause examples were not run (--untrusted)" in said
     page = (out / "coverage.html").read_text(encoding="utf-8")
     assert "not run (built with --untrusted)" in page and "admonition warning" in page
+    # the example under its row: its lines without their output, and why
+    row = shown(out / "topics" / "spotting.html")
+    assert '>>> p = position("Allied gun at A3"' in row and "Ruling(value=False" not in row
+    assert "The examples were not run (built with --untrusted), so no output is shown" in row
     # trusting it, the same build runs the example, and the mark goes
     rc, said, err = call(capsys, "build", str(rules), "--out", str(out))
     assert rc == 0, err
     assert marker.exists() and shelled.exists()
     assert "not run" not in (out / "coverage.html").read_text(encoding="utf-8")
     assert "not run" not in said
+    row = shown(out / "topics" / "spotting.html")
+    assert "Ruling(value=False, reasons=['spotting.spotters'])" in row and "not run" not in row
 
 
 def test_serve_passes_the_flag_to_every_build(hostile, tmp_path, monkeypatch):

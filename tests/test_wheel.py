@@ -21,15 +21,18 @@ import sysconfig
 import urllib.request
 import venv
 import zipfile
+from functools import partial
 from importlib import metadata
 from pathlib import Path
 
 import pytest
 
+from once import made_once
+
 ROOT = Path(__file__).resolve().parent.parent
 #: what the wheel is built from: nothing else of the checkout may be needed
 SOURCES = ("pyproject.toml", "README.md", "harmony", "templates", "site")
-TEST_ONLY = ("hypothesis", "pypdf", "playwright")
+TEST_ONLY = ("hypothesis", "pypdf", "playwright", "filelock")
 
 
 def sh(*args, cwd: Path, env: dict | None = None, timeout: int = 900) -> subprocess.CompletedProcess:
@@ -58,8 +61,12 @@ def backend_builds_here() -> bool:
 
 @pytest.fixture(scope="module")
 def wheel(tmp_path_factory) -> Path:
-    """The wheel, built from a copy of exactly :data:`SOURCES` (no build files in the checkout)."""
-    tmp = tmp_path_factory.mktemp("wheel")
+    """The wheel, built once a run (``made_once``: whichever worker asks first), from a copy of
+    exactly :data:`SOURCES` (no build files in the checkout)."""
+    return made_once(tmp_path_factory, "wheel", build_wheel)
+
+
+def build_wheel(tmp: Path) -> Path:
     src = tmp / "src"
     src.mkdir()
     for name in SOURCES:
@@ -77,9 +84,12 @@ def wheel(tmp_path_factory) -> Path:
 
 @pytest.fixture(scope="module")
 def env(wheel, tmp_path_factory) -> dict:
-    """A fresh virtual environment with the wheel installed; its python, bin folder and a
-    working folder outside the checkout."""
-    tmp = tmp_path_factory.mktemp("venv")
+    """A fresh virtual environment with the wheel installed, made once a run; its python, bin
+    folder and a working folder outside the checkout."""
+    return made_once(tmp_path_factory, "wheel-venv", partial(install_wheel, wheel))
+
+
+def install_wheel(wheel: Path, tmp: Path) -> dict:
     home = tmp / "venv"
     venv.EnvBuilder(with_pip=False, symlinks=os.name != "nt").create(home)
     purelib = Path(sysconfig.get_path("purelib", vars={"base": str(home),

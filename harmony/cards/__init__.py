@@ -14,10 +14,19 @@ from ..model import Model
 from .collect import CardView, collect, rules_with_cards
 from .fit import Fit, fit
 from .layout import MIN_MARGIN
-from .render import imposed_html, imposition, write_pdf
+
+# :mod:`.render` (Jinja) is imported by the functions that render: ``harmony check`` reads
+# :mod:`.fit` and :mod:`.collect` of this package, and renders nothing
 
 __all__ = ["CardView", "CardOverflow", "collect", "fit", "pdf_html", "render_html", "render_pdf",
-           "rules_with_cards", "write_pdf"]
+           "print_pdf", "rules_with_cards", "write_pdf"]
+
+
+def __getattr__(name: str):
+    if name in ("write_pdf", "print_pdf"):
+        from . import render
+        return getattr(render, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 class CardOverflow(Exception):
@@ -48,6 +57,7 @@ def render_html(model: Model, rules: list[str] | None = None, size: str = "poker
     long for its size is shown whole, outlined in red, rather than cut
     (``harmony check`` reports it).
     """
+    from .render import imposed_html, imposition
     cards = collect(model, rules, site_url)
     im = imposition(size, paper, bleed, margin, crop_marks)
     results = fit(cards, size) if cards else []
@@ -65,6 +75,7 @@ def pdf_html(model: Model, rules: list[str] | None = None, size: str = "poker", 
     each fits at); raises :class:`CardOverflow` rather than cut. The same model and options
     give the same text, so a caller can hash it to know whether the PDF needs printing
     again."""
+    from .render import imposed_html, imposition
     cards = collect(model, rules, site_url)
     im = imposition(size, paper, bleed, margin, crop_marks)
     results = fit(cards, size) if cards else []
@@ -84,4 +95,5 @@ def render_pdf(model: Model, rules: list[str] | None = None, size: str = "poker"
     """The PDF of the cards and the cards in it; raises :class:`CardOverflow` rather than cut."""
     html, cards = pdf_html(model, rules, size, paper=paper, bleed=bleed, crop_marks=crop_marks,
                            backs=backs, site_url=site_url, margin=margin)
+    from .render import write_pdf
     return write_pdf(html, out), cards

@@ -21,8 +21,12 @@ Why the bound holds:
   as much as fits. Breaking greedily only at spaces, with every width at
   least the real one, can only end each line earlier, so it never counts
   fewer lines than WeasyPrint, which may break at more places (after a
-  hyphen, say). A word wider than its line, which WeasyPrint would break or
-  let run over, is not vouched for.
+  hyphen, say). Not every space is a place to break: Unicode's line breaking
+  rules keep a space before a comma, full stop, closing bracket or quotation
+  mark, and after an opening one, on one line (``word .5`` cannot part), so
+  such words are measured as one piece with their space (:func:`pieces`).
+  A word wider than its line, which WeasyPrint would break or let run over,
+  is not vouched for.
 * **Heights from above.** A block of plain text of one font is its lines
   times its line height (``line-height`` is a number in the stylesheet); the
   margins between blocks are added in full, though CSS lets some collapse
@@ -60,7 +64,9 @@ import functools
 import hashlib
 import math
 import os
+import re
 import subprocess
+import unicodedata
 from dataclasses import dataclass
 
 from .collect import CardView
@@ -291,11 +297,54 @@ def greedy(pieces: list[tuple[float, float]], width: float) -> int | None:
     return count
 
 
+#: what no line may begin with, even after a space, besides closing punctuation (Unicode's
+#: line breaking rules LB13 and LB16: the fraction slash is an infix separator)
+_NO_BREAK_BEFORE = frozenset("\u2044")
+#: what no line may end with, even before a space, besides opening punctuation (LB14: the
+#: inverted marks open a sentence)
+_NO_BREAK_AFTER = frozenset("\u00a1\u00bf\u2e18")
+#: quotation marks (class QU): a space after one does not part it from an opening bracket (LB15)
+_QUOTES = frozenset("\"'\u275b\u275c\u275d\u275e\u2e42")
+
+
+def _glued(before: str, after: str) -> bool:
+    """Whether the space between two words is no place to break a line (Unicode's line
+    breaking, UAX #14, rules LB13 to LB17, taken wider where that is simpler: every other
+    punctuation mark a word may begin with counts as closing). Gluing more than the rules
+    do only counts more lines, so the bound stays a bound."""
+    first, last = unicodedata.category(after[0]), unicodedata.category(before[-1])
+    return (first in ("Po", "Pe", "Pf") or after[0] in _NO_BREAK_BEFORE      # LB13, LB15b, LB16
+            or last in ("Ps", "Pi") or before[-1] in _NO_BREAK_AFTER          # LB14, LB15a
+            or (first == "Ps" and (last == "Pf" or before[-1] in _QUOTES))    # LB15
+            or before[-1] == after[0] == "\u2014")                           # LB17
+
+
+def pieces(text: str) -> list[str]:
+    """``text`` cut where a line may break: at the spaces CSS collapses (a no-break space
+    is part of its word), each space kept where the line breaking rules forbid a break
+    there (:func:`_glued`).
+
+    >>> pieces("spotted , then ( at once ) fired on .5 «at night »")
+    ['spotted ,', 'then', '( at', 'once )', 'fired', 'on .5', '«at', 'night »']
+    >>> pieces("one\u00a0hex —  — two")
+    ['one\xa0hex', '— —', 'two']
+    """
+    out: list[str] = []
+    for word in re.split(r"[ \t\n\r\f]+", text.strip(" \t\n\r\f")):
+        if not word:
+            continue
+        if out and _glued(out[-1], word):
+            out[-1] += " " + word
+        else:
+            out.append(word)
+    return out
+
+
 def _block(face: Face, text: str, size: float, width: float, spacing: float = 0.0,
            upper: bool = False) -> tuple[int, float] | None:
-    """Lines of ``text`` in a block ``width`` mm wide, from above, and its widest word (mm)."""
+    """Lines of ``text`` in a block ``width`` mm wide, from above, and its widest piece (mm)."""
     text = text.upper() if upper else text
-    words = [face.width(w, size, spacing) for w in text.split()]
+    words = [face.width(w, size, spacing) for w in pieces(text)]
     space = face.width(" ", size, spacing)
     if space is None or any(w is None for w in words):
         return None

@@ -39,6 +39,8 @@ PALETTE = ("#1f4e79", "#7a2e0e", "#2d6a2e", "#6b2c6b", "#8a6d00", "#1b6b6b", "#5
 
 @dataclass(frozen=True)
 class KeyNumber:
+    """A parameter a card prints among its key numbers: its name, label and value."""
+
     name: str
     label: str
     value: str
@@ -121,10 +123,20 @@ def colours(model: Model) -> dict[str, str]:
     return {key: PALETTE[i % len(PALETTE)] for i, key in enumerate(model.sources)}
 
 
+def _types(model: Model) -> dict[str, str]:
+    """Each parameter's type, by name; worked out once per model and set of parameters
+    (every card asks: per card, the cards of a harmony grew as cards times parameters)."""
+    stamp = (id(model.parameters), len(model.parameters))
+    known = model.__dict__.get("_card_types")
+    if known is None or known[0] != stamp:
+        known = model.__dict__["_card_types"] = (stamp, {n: p.type for n, p in model.parameters.items()})
+    return known[1]
+
+
 def card_view(model: Model, clause: Clause, cell: Cell, site_url: str | None = None,
               colour_of: dict[str, str] | None = None) -> CardView:
     assert cell.card is not None, "card_view is for cells that carry a card"
-    types = {n: p.type for n, p in model.parameters.items()}
+    types = _types(model)
     src = model.sources.get(cell.source)
     topic = model.topics.get(clause.topic)
     aspect = topic.aspect(clause.aspect) if topic else None

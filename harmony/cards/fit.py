@@ -40,16 +40,15 @@ import hashlib
 import json
 import os
 from dataclasses import astuple, dataclass
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from .. import paramtypes
+from .. import paramtypes, resources
+from ..parsecache import installed
 from ..diagnostics import Pos, Report
 from ..model import Model
 from .collect import CardView, collect
 from .layout import CARD_SIZES
-from .render import TEMPLATES, measuring_html
 
 PX_MM = 25.4 / 96  # WeasyPrint lays out in CSS pixels
 #: Least space (mm) between the last line of text and the key numbers table.
@@ -166,6 +165,8 @@ def _measure_batch(cards: list[CardView], fonts: list[float], size: str,
                    first: int = 0) -> list[Measure]:
     """:func:`measure` of one WeasyPrint document (``first``: the index of its first card)."""
     from weasyprint import HTML
+
+    from .render import measuring_html     # Jinja: imported only when a card is laid out
     doc = HTML(string=measuring_html(cards, fonts, size)).render()
     out: list[Measure] = []
     for i, page in enumerate(doc.pages, first):
@@ -275,7 +276,7 @@ def _fit(cards: list[CardView], size: str, bound: bool = True) -> list[Fit]:
 # is its own page of the measuring document, so no card depends on another): what its
 # measuring HTML is made from (the card's printed values, the templates, the stylesheet,
 # the code of harmony.cards, the card size), the font
-# steps, the WeasyPrint and pydyf versions, and the installed font files (path, size,
+# steps, the WeasyPrint, Jinja and pydyf installations, and the installed font files (path, size,
 # time). A set's key is the list of its cards' keys: an unchanged set is one read, and in
 # a changed set only the changed cards are measured. A changed card, template or font
 # means a new key; old entries are simply never read again.
@@ -308,11 +309,6 @@ def _fonts_fingerprint() -> str:
     return h.hexdigest()
 
 
-def _version(dist: str) -> str:
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:  # pragma: no cover
-        return "?"
 
 
 def _card_keys(cards: list[CardView], size: str) -> list[str] | None:
@@ -320,8 +316,8 @@ def _card_keys(cards: list[CardView], size: str) -> list[str] | None:
     if cache_dir() is None:
         return None
     steps = CARD_SIZES[size].font_steps
-    common = hashlib.sha256(repr((MEASURE_VERSION, steps, KEYS_GAP, _version("weasyprint"), _version("jinja2"),
-                                  _version("pydyf"))).encode())
+    common = hashlib.sha256(repr((MEASURE_VERSION, steps, KEYS_GAP, installed("weasyprint"),
+                                  installed("jinja2"), installed("pydyf"))).encode())
     common.update(_fonts_fingerprint().encode())
     common.update(size.encode() + b"\0" + _layout_fingerprint())
     keys = []
@@ -344,7 +340,7 @@ def _layout_fingerprint() -> bytes:
     if not _LAYOUT:
         h = hashlib.sha256()
         here = Path(__file__).resolve().parent
-        for p in sorted(here.glob("*.py")) + sorted(TEMPLATES.iterdir()):
+        for p in sorted(here.glob("*.py")) + sorted((resources.templates() / "cards").iterdir()):
             if p.is_file():
                 h.update(p.name.encode() + b"\0" + p.read_bytes() + b"\0")
         _LAYOUT.append(h.digest())

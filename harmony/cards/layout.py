@@ -54,6 +54,8 @@ from dataclasses import dataclass
 
 @dataclass(frozen=True)
 class CardSize:
+    """A card size: its trim, the body font sizes tried, and its safe margin."""
+
     name: str
     width: float    # trim width, mm
     height: float   # trim height, mm
@@ -66,6 +68,8 @@ class CardSize:
 
 @dataclass(frozen=True)
 class Paper:
+    """A paper size, and the CSS page size that prints it."""
+
     name: str
     width: float    # mm
     height: float   # mm
@@ -132,6 +136,8 @@ class Mark:
 
 @dataclass(frozen=True)
 class Imposition:
+    """How cards of one size sit on a sheet of one paper: grid, margins, gaps and bleed."""
+
     card: CardSize
     paper: Paper      # as printed: turned for a landscape layout
     bleed: float

@@ -179,13 +179,19 @@ def _viewer_preferences(document, pdf) -> None:
         "PrintScaling": "/None", "Duplex": "/DuplexFlipLongEdge"})
 
 
-def write_pdf(html: str, out: str | Path | None = None) -> bytes:
-    """Render ``html`` with WeasyPrint; write it to ``out`` if given; return the PDF bytes.
+def print_pdf(html: str) -> tuple[bytes, int]:
+    """Render ``html`` with WeasyPrint: the PDF bytes and its number of pages.
 
     The PDF asks viewers not to scale it when printing (``/PrintScaling /None``) and to
     print duplex flipping on the long edge, the flip the backs are laid out for."""
     from weasyprint import HTML
-    pdf = HTML(string=html, base_url=str(TEMPLATES)).write_pdf(finisher=_viewer_preferences)
+    document = HTML(string=html, base_url=str(TEMPLATES)).render()
+    return document.write_pdf(finisher=_viewer_preferences), len(document.pages)
+
+
+def write_pdf(html: str, out: str | Path | None = None) -> bytes:
+    """The PDF of ``html`` (:func:`print_pdf`); written to ``out`` if given."""
+    pdf = print_pdf(html)[0]
     if out is not None:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_bytes(pdf)

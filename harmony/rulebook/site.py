@@ -1,24 +1,26 @@
 """The rulebooks of ``harmony build``: a PDF of every ruleset in ``print/``, linked from the
 site with its size and number of pages.
 
-The links are written into the site's pages before Sphinx runs, so the size and the pages
-of each PDF must be known then: a rulebook whose HTML is the one printed last time (its hash
-is kept in the build cache with the size and pages of its PDF) is not printed again; any
-other is printed now, and the build writes the bytes later with the cards
-(``write_pdf_if_changed``, which skips a PDF whose HTML did not change).
+Nothing is printed here: :func:`extras` gives the site's page of rulebooks, whose ``pdfs``
+are the :class:`~harmony.printer.Job` of each rulebook (its HTML is made, and printed,
+in the build's printing processes while Sphinx runs; a rulebook whose HTML is the one
+printed last time is not laid out again). The pages link each PDF with a placeholder for its
+pages and size (:mod:`harmony.site.pdflinks`), and the page of the print folder that lists
+them is made once they are printed (``render``).
 """
 from __future__ import annotations
 
-import hashlib
-import json
-from pathlib import Path
+from functools import partial
 
 from ..model import Model
+from ..printer import Job, Printed, size_words
 from . import pdf_html, print_pdf
 from .collect import rulesets
 from .render import environment
 
 FOLDER = "print"
+
+__all__ = ["FOLDER", "extras", "pdf_file", "size_words"]
 
 
 def pdf_file(key: str) -> str:
@@ -30,60 +32,27 @@ def pdf_file(key: str) -> str:
     return f"{FOLDER}/{key}-rulebook.pdf"
 
 
-def size_words(size: int) -> str:
-    """A file size as a reader sees it.
-
-    >>> size_words(900), size_words(578770), size_words(3 * 1024 * 1024)
-    ('1 KB', '565 KB', '3.0 MB')
-    """
-    if size >= 1024 * 1024:
-        return f"{size / 1024 / 1024:.1f} MB"
-    return f"{max(1, round(size / 1024))} KB"
+def index_html(books: list[dict], printed: dict[str, Printed]) -> str:
+    """The page of the print folder listing ``books`` with each PDF's pages and size."""
+    rows = [dict(b, pages=printed[b["file"]].pages, size=size_words(printed[b["file"]].size))
+            for b in books]
+    return environment().get_template("index.html.j2").render(books=rows)
 
 
-def _printed(key: str, html: str, cache: Path) -> tuple[dict, bytes | None]:
-    """The size and pages of ``key``'s PDF (from the cache when this HTML was printed before,
-    else printed now: then its bytes too)."""
-    digest = hashlib.sha256(html.encode("utf-8")).hexdigest()
-    stamp = cache / "rulebook" / f"{key}.json"
-    try:
-        known = json.loads(stamp.read_text("utf-8"))
-        if known.get("sha256") == digest:
-            return {"pages": int(known["pages"]), "size": int(known["size"])}, None
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    pdf, pages = print_pdf(html)
-    facts = {"pages": pages, "size": len(pdf)}
-    stamp.parent.mkdir(parents=True, exist_ok=True)
-    stamp.write_text(json.dumps(dict(facts, sha256=digest), sort_keys=True), "utf-8")
-    return facts, pdf
-
-
-def extras(model: Model, cache: Path) -> dict[str, dict]:
-    """The site's extra page of rulebooks (``harmony build``): ``pdfs`` the PDFs to write
-    (file, HTML, the function that prints it), ``rulebooks`` what the pages link (by key:
-    file, title, pages, size in words); nothing when no ruleset states a rule."""
-    books: list[dict] = []
-    pdfs: list[dict] = []
-    for key in rulesets(model):
-        html = pdf_html(model, key)
-        facts, pdf = _printed(key, html, cache)
-
-        def write(text: str, pdf: bytes | None = pdf) -> bytes:
-            return pdf if pdf is not None else print_pdf(text)[0]
-
-        src = model.sources[key]
-        books.append({"key": key, "title": src.title, "file": pdf_file(key),
-                      "pages": facts["pages"], "size": size_words(facts["size"]),
-                      "label": f"{src.title}: the rulebook (PDF, {facts['pages']} pages, "
-                               f"{size_words(facts['size'])})"})
-        pdfs.append({"file": pdf_file(key), "html": html, "write": write})
+def extras(model: Model) -> dict[str, dict]:
+    """The site's extra page of rulebooks (``harmony build``): ``pdfs`` the PDFs to print,
+    ``rulebooks`` what the pages link (by key: file, title, the link's label), ``render``
+    the print folder's page once the PDFs' facts are known; nothing when no ruleset states
+    a rule."""
+    books = [{"key": key, "title": model.sources[key].title, "file": pdf_file(key),
+              "label": f"{model.sources[key].title}: the rulebook"} for key in rulesets(model)]
     if not books:
         return {}
-    page = environment().get_template("index.html.j2").render(books=books)
     return {"rulebooks": {
-        "title": "Printable rulebooks", "file": f"{FOLDER}/rulebooks.html", "html": page,
+        "title": "Printable rulebooks", "file": f"{FOLDER}/rulebooks.html",
+        "render": partial(index_html, books),
         "intro": "Each ruleset's rules in full as a printable rulebook: title page, contents, "
                  "every rule in the order of play with its citations as footnotes, the "
                  "examples' diagrams, glossary and, for a revision, what it changes.",
-        "rulebooks": {b["key"]: b for b in books}, "pdfs": pdfs}}
+        "rulebooks": {b["key"]: b for b in books},
+        "pdfs": [Job(b["file"], partial(pdf_html, model, b["key"]), print_pdf) for b in books]}}

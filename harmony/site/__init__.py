@@ -13,13 +13,35 @@ The extension's modules (and with them Sphinx and docutils) are imported by
 from __future__ import annotations
 
 
+def _import_quietly(module: str) -> None:
+    """Import ``module`` with the root logger kept as it was. accessible-pygments (Furo's code
+    colours, found by Pygments when it looks a style up) calls ``logging.basicConfig`` at INFO
+    when imported, which would print every library's progress (WeasyPrint's, page by page) on
+    stderr for the rest of the process."""
+    import importlib
+    import logging
+    root = logging.getLogger()
+    handlers, level = list(root.handlers), root.level
+    try:
+        importlib.import_module(module)
+    except ImportError:
+        pass
+    finally:
+        root.handlers[:] = handlers
+        root.setLevel(level)
+
+
 def setup(app):
-    from . import comparetable, directives, nodes, roles
+    _import_quietly("a11y_pygments")
+    from . import comparetable, directives, nodes, pdflinks, publish, roles, wrapping
 
     nodes.setup(app)
+    pdflinks.setup(app)
     roles.setup(app)
     directives.setup(app)
     comparetable.setup(app)
+    publish.setup(app)
+    wrapping.setup(app)
     from .build import code_version
     # a change to the extension's code invalidates Sphinx's cached environment
     return {"version": "1", "parallel_read_safe": True, "parallel_write_safe": True,

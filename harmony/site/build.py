@@ -3,8 +3,16 @@
 The output folder holds the HTML and nothing else, so it can be published as
 it is. The cache lives beside it, never inside (``build/.site.harmony-cache``
 for ``build/site``): the staged sources (``src/``), Sphinx's environment and
-doctrees (``doctrees/``) and Sphinx's own output (``html/``), so a rebuild
-re-reads and re-writes only the pages whose generated source changed.
+doctrees (``doctrees/``), Sphinx's own output (``html/``) and the printed PDFs
+(``printed/``), so a rebuild re-reads and re-writes only the pages whose
+generated source changed, and lays out only the PDFs whose HTML changed.
+
+The PDFs (the rule cards, each ruleset's rulebook) are printed in processes of
+their own while Sphinx builds the pages (:mod:`harmony.printer`); the links that say a
+PDF's pages and size get their words as each page is written (:mod:`.pdflinks`),
+and the PDFs are copied into the site once Sphinx is done. The printers write
+only into the cache, while this build holds the lock, and die with it; one that
+fails fails the build in one line, before anything is published.
 
 A build never leaves the output torn or stale:
 
@@ -52,11 +60,16 @@ from .. import outdir
 from ..diagnostics import Report
 from ..trust import Trust
 from ..rulebook import site as rulebook_site
-from . import explorer, generate
+from .. import printer
+from . import explorer, generate, pdflinks
 
 CACHE = outdir.SITE_CACHE
 #: in the cache: present while Sphinx writes, so a killed build is noticed
 UNFINISHED = "unfinished"
+#: in the cache: the printed PDFs, each with its facts (:mod:`harmony.printer`)
+PRINTED = "printed"
+#: in the cache: what the site's links say of each PDF, as the last finished build wrote them
+LINK_WORDS = "doctrees/harmony-pdf-words.json"
 
 
 def cache_dir(out: Path) -> Path:
@@ -86,6 +99,8 @@ class BuildResult:
     read: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     extras: list[str] = field(default_factory=list)
+    #: the PDFs laid out by this build (the others were printed before from the same HTML)
+    printed: list[str] = field(default_factory=list)
     seconds: float = 0.0
     #: seconds spent loading and checking the rules, generating the pages, in Sphinx
     phases: dict[str, float] = field(default_factory=dict)
@@ -123,17 +138,14 @@ def write_if_changed(path: Path, data: bytes) -> bool:
     return True
 
 
-def write_pdf_if_changed(pdf: dict, out: Path, cache: Path) -> bool:
-    """Print ``pdf["html"]`` to ``out / pdf["file"]`` unless the same HTML was printed there
-    last time (a hash of it is kept in the cache): printing is the slow part."""
-    target = out / pdf["file"]
-    stamp = cache / "pdf" / (pdf["file"].replace("/", "__") + ".sha256")
-    key = hashlib.sha256(pdf["html"].encode("utf-8")).hexdigest()
-    if target.is_file() and stamp.is_file() and stamp.read_text("ascii") == key:
-        return False
-    changed = write_if_changed(target, pdf["write"](pdf["html"]))
-    write_if_changed(stamp, key.encode("ascii"))
-    return changed
+def _link_words(printed: dict[str, printer.Printed]) -> dict[str, str]:
+    """What the site's links say of each printed PDF (:mod:`.pdflinks`)."""
+    return {f: pdflinks.facts_words(p.pages, p.size) for f, p in printed.items()}
+
+
+def _print_error(failure: printer.PrintFailed) -> Exception:
+    """A PDF that could not be printed, as the build says it: a full disk as such."""
+    return outdir.WriteFailed(str(failure)) if failure.no_space else BuildError(str(failure))
 
 
 def sphinx_warnings(text: str, staged: Path, site_dir: Path,
@@ -247,13 +259,19 @@ def recover(out: Path) -> None:
             os.rename(olds[-1], out)
 
 
+def _read_json(path: Path) -> dict:
+    """The JSON object in ``path``; empty when there is none (or it cannot be read)."""
+    try:
+        found = json.loads(path.read_text("utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
 def _touch_changed(src: Path, manifest: Path) -> None:
     """Give every staged source whose bytes differ from the last finished build a new
     time, so Sphinx's time-based check sees every change of content."""
-    try:
-        last = json.loads(manifest.read_text("utf-8"))
-    except (OSError, ValueError):
-        last = {}
+    last = _read_json(manifest)
     now = time.time()
     for path in sorted(src.rglob("*")):
         if path.is_file():
@@ -357,32 +375,48 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
         for sub in ("html", "doctrees"):
             shutil.rmtree(cache / sub, ignore_errors=True)
     extras = generate.extra_pages(model)
-    extras.update(rulebook_site.extras(model, cache))   # print/KEY-rulebook.pdf, linked
-    files = generate.pages(model, site_dir, extras, trust)
-    staged = generate.stage(files, cache / "src", site_dir, model)
-    _touch_changed(cache / "src", cache / "src-hashes.json")
-    generated = time.perf_counter()
-    nocolor()
-    warnings = io.StringIO()
-    result = BuildResult(out=out, staged=staged)
-    mark.write_text("a build started and did not finish\n", encoding="utf-8")
-    with patch_docutils(site_dir), docutils_namespace(), _default_collection():
-        app = Sphinx(str(cache / "src"), str(site_dir), str(html), str(cache / "doctrees"), "html",
-                     confoverrides=generate.conf_overrides(model), status=status, warning=warnings, freshenv=False,
-                     keep_going=True)
-        app.connect("html-page-context", lambda _a, pagename, *_r: result.written.append(pagename))
-        app.connect("env-before-read-docs", lambda _a, _e, docnames: result.read.extend(sorted(docnames)))
-        app.connect("html-collect-pages", _drop_empty_search_terms)
-        app.build(force_all=False)
-    built = time.perf_counter()
-    _no_space_in(warnings.getvalue())
-    for name, page in sorted(extras.items()):
-        if write_if_changed(html / page["file"], page["html"].encode("utf-8")):
-            result.extras.append(page["file"])
-        for pdf in ([page["pdf"]] if page.get("pdf") else []) + page.get("pdfs", []):
-            if write_pdf_if_changed(pdf, html, cache):
-                result.extras.append(pdf["file"])
-    bundle = explorer.plan(model, rules, cache=cache)
+    extras.update(rulebook_site.extras(model))   # print/KEY-rulebook.pdf, linked
+    jobs = [job for page in extras.values() for job in page.get("pdfs", [])]
+    with printer.Printer(jobs, cache / PRINTED) as printing:   # prints while Sphinx runs
+        files = generate.pages(model, site_dir, extras, trust)
+        staged = generate.stage(files, cache / "src", site_dir, model)
+        _touch_changed(cache / "src", cache / "src-hashes.json")
+        generated = time.perf_counter()
+        nocolor()
+        warnings = io.StringIO()
+        result = BuildResult(out=out, staged=staged)
+        mark.write_text("a build started and did not finish\n", encoding="utf-8")
+        with patch_docutils(site_dir), docutils_namespace(), _default_collection():
+            app = Sphinx(str(cache / "src"), str(site_dir), str(html), str(cache / "doctrees"), "html",
+                         confoverrides=generate.conf_overrides(model), status=status, warning=warnings,
+                         freshenv=False, keep_going=True)
+            app.connect("html-page-context", lambda _a, pagename, *_r: result.written.append(pagename))
+            app.connect("env-before-read-docs", lambda _a, _e, docnames: result.read.extend(sorted(docnames)))
+            words = pdflinks.Words(lambda: _link_words(printing.wait()), printing.finished,
+                                   _read_json(cache / LINK_WORDS))
+            words.connect(app)
+            app.connect("html-collect-pages", _drop_empty_search_terms)
+            try:
+                app.build(force_all=False)
+            except Exception:
+                if printing.failure is not None:   # Sphinx wraps what its event handlers raise
+                    raise _print_error(printing.failure) from None
+                raise
+        built = time.perf_counter()
+        _no_space_in(warnings.getvalue())
+        bundle = explorer.plan(model, rules, cache=cache)   # while the last PDFs print
+        try:
+            printed = printing.wait()
+        except printer.PrintFailed as e:
+            raise _print_error(e) from None
+        for name, page in sorted(extras.items()):
+            text = page["render"](printed) if "render" in page else page["html"]
+            if write_if_changed(html / page["file"], text.encode("utf-8")):
+                result.extras.append(page["file"])
+            for job in page.get("pdfs", []):
+                if write_if_changed(html / job.file, printing.pdf(job.file).read_bytes()):
+                    result.extras.append(job.file)
+    result.printed = sorted(f for f, p in printed.items() if p.printed)
     result.explorer = bundle.note
     for name, data in sorted(bundle.files.items()):
         if write_if_changed(html / explorer.FOLDER / name, data):
@@ -395,11 +429,13 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
                 stale.unlink()
     outdir.stamp(html, "site")
     _write_manifest(cache / "src", cache / "src-hashes.json")
+    write_if_changed(cache / LINK_WORDS, json.dumps(words.words(), indent=0, sort_keys=True).encode("utf-8"))
     mark.unlink()
     publish(html, out)
     result.warnings = sphinx_warnings(warnings.getvalue(), cache / "src", site_dir,
                                       generate.hand_pages(model, site_dir))
     result.seconds = time.perf_counter() - start
     result.phases = {"load and check": checked - start, "generate": generated - checked,
-                     "sphinx": built - generated, "extras": time.perf_counter() - built}
+                     "sphinx": built - generated, "extras": time.perf_counter() - built,
+                     "waiting for the PDFs": printing.waited}
     return result

@@ -18,6 +18,7 @@ from docutils.parsers.rst import Directive, directives
 from sphinx.util.docutils import SphinxDirective
 
 from ..markup import iter_marks
+from . import pdflinks
 from .nodes import element, svg
 from .roles import xref
 
@@ -99,6 +100,24 @@ def paragraphs(text: str | None, ctx: dict, classes: list[str] | None = None,
 
 def badge(status: str, label: str) -> nodes.inline:
     return nodes.inline(label, label, classes=["hm-badge", f"hm-badge-{status}"])
+
+
+#: what each status badge means, printed under each table of cells (a printed page has no
+#: legend to look up; on a screen the legend above the table says it)
+STATUS_KEY = (("rule", "a rule of the game"), ("optional", "an optional rule"),
+              ("tournament", "for tournament play only"),
+              ("nil", "the rulebook says there is no such rule"),
+              ("not-covered", "the rulebook is silent here"))
+
+
+def status_key() -> nodes.paragraph:
+    """The key to the status badges, a paragraph shown in print under a table."""
+    para = nodes.paragraph("", "", nodes.strong("Key: ", "Key: "), classes=["hm-status-key", "no-search"])
+    for i, (status, meaning) in enumerate(STATUS_KEY):
+        label = status.replace("-", " ")
+        para += badge(status, label)
+        para += nodes.Text(f" {meaning}" + ("; " if i < len(STATUS_KEY) - 1 else "."))
+    return para
 
 
 def citation(cite: dict, prefix: str = "") -> nodes.paragraph:
@@ -252,7 +271,7 @@ class HarmonyTable(DataDirective):
         table += body
         wrap = element("div", {"role": "region", "aria-label": caption, "tabindex": "0"},
                        table, classes=["hm-scroll"])
-        return [wrap]
+        return [wrap, status_key()]
 
 
 class HarmonyRow(DataDirective):
@@ -285,6 +304,8 @@ class HarmonyRow(DataDirective):
             td.extend(cell_body(cell))
             tr += td
         out = [tr]
+        if row.get("examples"):
+            out.append(examples_row(row["examples"], len(row["cells"]) + 1))
         if row.get("qa"):
             ctx = {"footnotes": row.get("footnotes", {})}
             qtr = element("tr", {}, classes=["hm-qa-row"])
@@ -304,6 +325,41 @@ class HarmonyRow(DataDirective):
             qtr += td
             out.append(qtr)
         return out
+
+
+def examples_row(ex: dict, colspan: int) -> nodes.Node:
+    """A clause's examples as the row under it (:func:`harmony.site.views.examples_view`),
+    folded into a disclosure so that the table stays short: the prose as paragraphs, each
+    run of doctest lines as a code block with the output it was checked against, a line
+    that printed something else when the site was built under its block, and the diagram
+    of each position the lines set up."""
+    tr = element("tr", {}, classes=["hm-examples-row"])
+    td = element("td", {"colspan": str(colspan)}, classes=["hm-examples"])
+    box = element("details", {}, ids=[ex["anchor"]], classes=["hm-examples"])
+    box += element("summary", {}, nodes.Text(ex["summary"]))
+    for part in ex["parts"]:
+        if "prose" in part:
+            box.extend(paragraphs(part["prose"], {}, ["hm-example-prose"]))
+            continue
+        code = nodes.literal_block(part["code"], part["code"], language="pycon",
+                                   classes=["hm-example-code"])
+        box += code
+        for bad in part["failed"]:
+            para = nodes.paragraph("", "", classes=["hm-example-failed"])
+            para += nodes.strong("Printed something else when the site was built: ",
+                                 "Printed something else when the site was built: ")
+            para += nodes.literal(bad["line"], bad["line"])
+            box += para
+            for label, text in (("the rules expect", bad["want"]), ("it printed", bad["got"])):
+                box += nodes.paragraph("", "", nodes.Text(f"{label}:"), classes=["hm-example-failed"])
+                box += nodes.literal_block(text, text, classes=["hm-example-code"])
+        for fig in part["figures"]:
+            box += diagram(fig, ["hm-example-diagram"])
+    if ex["note"]:
+        box += nodes.paragraph(ex["note"], ex["note"], classes=["hm-example-note"])
+    td += box
+    tr += td
+    return tr
 
 
 class HarmonyChooser(DataDirective):
@@ -531,7 +587,7 @@ class HarmonyDifferences(DataDirective):
                 tr += td
             body += tr
         table += body
-        return [element("div", {}, table, classes=["hm-scroll"])]
+        return [element("div", {}, table, classes=["hm-scroll"]), status_key()]
 
 
 class HarmonyScenario(DataDirective):
@@ -542,19 +598,24 @@ class HarmonyScenario(DataDirective):
         if "matrix" not in sc:   # the outcomes block of the same example is not a second object
             self.note("scenario", sc["id"], f"scenario-{sc['id']}", sc["title"])
         out: list[nodes.Node] = [element("span", {}, ids=[f"scenario-{sc['id']}"])]
-        for fig in sc.get("figures", []):
-            fid = f"figure-{fig['number']}" if fig.get("number") else None
-            figure = element("figure", {}, ids=[fid] if fid else [], classes=["hm-diagram"])
-            figure += svg(fig["svg"])
-            if fig.get("caption"):
-                figure += element("figcaption", {}, nodes.Text(fig["caption"]))
-            if fig.get("key"):
-                figure += unit_key(fig["key"])
-            out.append(figure)
+        out.extend(diagram(fig) for fig in sc.get("figures", []))
         matrix = sc.get("matrix")
         if matrix:
             out.append(outcome_table(sc, matrix))
         return out
+
+
+def diagram(fig: dict, classes: list[str] | None = None) -> nodes.Node:
+    """A figure a game drew (``{"svg", "caption", "key", "number"}``): the drawing, its
+    caption and the key of its units."""
+    fid = f"figure-{fig['number']}" if fig.get("number") else None
+    figure = element("figure", {}, ids=[fid] if fid else [], classes=["hm-diagram"] + (classes or []))
+    figure += svg(fig["svg"])
+    if fig.get("caption"):
+        figure += element("figcaption", {}, nodes.Text(fig["caption"]))
+    if fig.get("key"):
+        figure += unit_key(fig["key"])
+    return figure
 
 
 def unit_key(units: list[dict]) -> nodes.Node:
@@ -763,16 +824,21 @@ class HarmonyChange(DataDirective):
 
 
 class HarmonyHtmlFile(Directive):
-    """A link to a standalone HTML page written beside the site (e.g. the printable cards)."""
+    """A link to a standalone HTML page or PDF written beside the site (e.g. the printable
+    cards); ``:pdf: FILE`` (the PDF's path in the site) follows the label with the PDF's
+    pages and size, known once it is printed (:mod:`.pdflinks`)."""
 
     required_arguments = 1
     final_argument_whitespace = True
-    option_spec = {"label": directives.unchanged}
+    option_spec = {"label": directives.unchanged, "pdf": directives.unchanged_required}
 
     def run(self):
         target = self.arguments[0]
         label = self.options.get("label", target)
         ref = nodes.reference("", label, refuri=target, classes=["hm-standalone"])
+        if "pdf" in self.options:
+            ref += nodes.Text(" ")
+            ref += pdflinks.placeholder(self.state.document.settings.env, self.options["pdf"])
         return [nodes.paragraph("", "", ref)]
 
 

@@ -44,6 +44,7 @@ from ..model import Citation, Model
 from ..trust import Trust
 from . import views
 from .comparison import comparison_view, quoting
+from ..printer import Job
 
 TEMPLATES = resources.templates() / "site"
 SITE = resources.site_sources()
@@ -113,8 +114,11 @@ def scenario_view(model: Model, sid: str) -> dict:
     rulesets = list(d.get("rulesets") or [])
     doc = views.scenario_doc(sid)
     result = game.played(model, sid)
-    played_by = game.scenario_game(model, sc)
-    drawn = played_by.draw(sc, result) if played_by.draw is not None else {}
+    try:
+        played_by: game.Game | None = game.scenario_game(model, sc)
+    except game.GameError:   # not loaded (--untrusted) or unknown: check has said so; no board
+        played_by = None
+    drawn = played_by.draw(sc, result) if played_by is not None and played_by.draw is not None else {}
     view = {"id": sid, "doc": doc, "title": sc.title,
             "summary": d.get("summary"), "isolates": d.get("isolates"),
             "cite": views.cite_view(model, _cite(d["cite"])) if isinstance(d.get("cite"), dict) else None,
@@ -127,7 +131,7 @@ def scenario_view(model: Model, sid: str) -> dict:
     view["matrix"] = outcome_matrix(model, result)
     # the explorer page is at the site's root: relative to this page
     view["explorer"] = ("../" * doc.count("/") + played_by.explorer.link_of(model, sid)
-                        if played_by.explorer is not None else None)
+                        if played_by is not None and played_by.explorer is not None else None)
     return view
 
 
@@ -223,7 +227,7 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None,
     game.trusting(model, trust)
     env = environment()
     out: dict[str, str] = {}
-    topics = [views.topic_view(model, t) for t in model.topics_in_order()]
+    topics = [views.topic_view(model, t, trust) for t in model.topics_in_order()]
     revisions = [views.revision_view(model, k) for k in views.revisions(model)]
     scenarios = [scenario_view(model, sid) for sid in sorted(model.scenarios)]
     sources = [views.source_view(s) for s in sorted(model.sources.values(),
@@ -234,7 +238,9 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None,
     for t in topics:    # a topic page links to each comparison quoting one of its rows
         t["comparisons"] = quoting(comparisons, {r["id"] for r in t["rows"]})
     own = hand_pages(model, site_dir)
-    hand = sorted({name[:-4] for name in own if name != "index.rst"} | {"sources"})
+    # the contents list every hand-written page but the front page and an orphan (404.rst)
+    hand = sorted({name[:-4] for name, path in own.items()
+                   if name != "index.rst" and not is_orphan(path)} | {"sources"})
     bases = sorted({base.title for k in views.revisions(model)
                     if (base := model.sources.get(model.sources[k].base or "")) is not None})
     ctx = {"topics": topics, "revisions": revisions, "scenarios": scenarios, "sources": sources,
@@ -278,8 +284,9 @@ def extra_pages(model: Model) -> dict[str, dict]:
 
     The cards are a standalone HTML page (:func:`harmony.cards.render_html`)
     linked from a page of the site, and the same cards as the PDF ``harmony
-    cards`` prints by default (``pdf``: its file, its HTML, and the function
-    that prints it), unless a card overflows (``harmony check`` reports it).
+    cards`` prints by default (``pdf``: its file; ``pdfs``: the
+    :class:`~harmony.printer.Job` that prints it), unless a card overflows
+    (``harmony check`` reports it).
     """
     out: dict[str, dict] = {}
     sets = cards.rules_with_cards(model)
@@ -294,8 +301,9 @@ def extra_pages(model: Model) -> dict[str, dict]:
     except cards.CardOverflow:   # harmony check has reported it; no PDF then
         printed = []
     if printed:
-        out["cards"]["pdf"] = {"file": "print/harmony-cards.pdf", "html": text_only(html),
-                               "write": cards.write_pdf}
+        pdf = "print/harmony-cards.pdf"
+        out["cards"]["pdf"] = {"file": pdf}
+        out["cards"]["pdfs"] = [Job(pdf, functools.partial(text_only, html), cards.print_pdf)]
     return out
 
 
@@ -369,6 +377,22 @@ def pages_folder(model: Model) -> Path | None:
     root = Path(model.root)
     folder = (root if root.is_dir() else root.parent) / PAGES
     return folder if folder.is_dir() else None
+
+
+def is_orphan(page: Path) -> bool:
+    """Whether a hand-written page says it is in no contents list (``:orphan:``, its first line).
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     _ = (Path(d) / "404.rst").write_text(":orphan:\\n\\nNot found\\n")
+    ...     is_orphan(Path(d) / "404.rst")
+    True
+    """
+    try:
+        with page.open("rb") as f:
+            return f.readline().strip() == b":orphan:"
+    except OSError:
+        return False
 
 
 def hand_pages(model: Model, site_dir: Path = SITE) -> dict[str, Path]:

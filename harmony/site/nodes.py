@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from docutils import nodes
 
-VOID = {"input", "br", "hr", "img"}
+VOID = {"input", "br", "hr", "img", "wbr"}
 
 
 class element(nodes.Element, nodes.General):
@@ -39,7 +39,7 @@ def visit_element_html(self, node: element) -> None:
     attrs = {k: v for k, v in node["attrs"].items() if v is not None}
     tag = node["tag"]
     self.body.append(self.starttag(node, tag, "" if tag in ("span", "a", "label", "input", "ins", "del",
-                                                            "code", "sup") else "\n",
+                                                            "code", "sup", "wbr") else "\n",
                                    empty=tag in VOID, **attrs))
 
 

@@ -19,11 +19,12 @@ import hashlib
 import unicodedata
 from typing import Any
 
-from .. import paramtypes
+from .. import examplerun, paramtypes
 from ..markup import marks, render_value
 from ..model import Cell, Citation, Clause, Model, Source, Topic
 from ..ruleset import OPTIONAL, Ruleset, RulesetError, ruleset_for
 from ..rulings import ruling_word  # noqa: F401 (the examples' pages read it here)
+from ..trust import Trust
 from .tables import cited_tables, mark_values, table_view
 
 #: Where a revision's own order puts each row (its papers read rule, eligibility,
@@ -166,8 +167,11 @@ def clause_footnotes(clause: Clause, keys: list[str] | None = None) -> list[str]
     return footnotes_in(*texts)
 
 
-def row_view(model: Model, topic: Topic, clause: Clause, footnote_numbers: dict[str, int]) -> dict:
-    """One row of a topic table: the clause in every column of the topic."""
+def row_view(model: Model, topic: Topic, clause: Clause, footnote_numbers: dict[str, int],
+             trust: Trust | None = None) -> dict:
+    """One row of a topic table: the clause in every column of the topic, and its examples
+    (:func:`examples_view`, run when ``trust`` lets them: by default, as the environment
+    says)."""
     aspect = topic.aspect(clause.aspect)
     return {
         "id": clause.id,
@@ -181,7 +185,75 @@ def row_view(model: Model, topic: Topic, clause: Clause, footnote_numbers: dict[
         "footnotes": {f: footnote_numbers[f] for f in clause_footnotes(clause) if f in footnote_numbers},
         "scenarios": [{"id": s, "title": model.scenarios[s].title if s in model.scenarios else s}
                       for s in clause.scenarios],
+        "examples": examples_view(model, clause, Trust.of() if trust is None else trust),
     }
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def examples_view(model: Model, clause: Clause, trust: Trust) -> dict | None:
+    """A clause's examples for its row (None without any): its prose, then each run of
+    doctest lines as one block with the output each was checked against, and the figures
+    of the positions they set up (:mod:`harmony.examplerun`). The examples run when
+    ``trust`` lets them, and each line's output is the one written in the rules, which
+    pytest checks: a line that printed anything else when the site was built is listed
+    with what it printed (``failed``). Not run, the lines are shown without output and
+    ``note`` says why.
+
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> m, _ = load(default_rules_data())
+    >>> ex = examples_view(m, m.clauses["spotting.spotted"], Trust())
+    >>> ex["parts"][0]["prose"]
+    'An adjacent enemy unit spots a unit in woods under every rulebook.'
+    >>> ex["parts"][1]["code"].splitlines()[3]
+    "PB Ruling(value=True, reasons=['spotting.spotted'])"
+    >>> ex["summary"], ex["failed"]
+    ('Examples: 12 lines checked, 5 diagrams', 0)
+    >>> untrusted = examples_view(m, m.clauses["spotting.spotted"], Trust(False, "--untrusted"))
+    >>> untrusted["parts"][1]["code"].splitlines()[1:], untrusted["summary"]
+    ... # doctest: +NORMALIZE_WHITESPACE
+    (['>>> for rules in "PB", "PL", "AIW", "REV":',
+      '...     print(rules, next_to_it.under(rules).spotted("tank"))'], 'Examples: 12 lines, not run')
+    >>> untrusted["note"]
+    'The examples were not run (built with --untrusted), so no output is shown: the lines are as written in the rules.'
+    """
+    if not clause.examples:
+        return None
+    done = examplerun.ran(model, clause) if trust.runs_code else examplerun.read(clause)
+    shown = done.ran and not done.why
+    parts: list[dict] = []
+    for part in done.parts:
+        if part.kind == "prose":
+            parts.append({"prose": part.text})
+            continue
+        code = "\n".join(line.shown + ("\n" + line.want.rstrip("\n") if shown and line.want.strip()
+                                       else "") for line in part.lines)
+        failed = [{"line": line.shown, "want": line.want.rstrip("\n"), "got": (line.got or "").rstrip("\n")}
+                  for line in part.lines if line.ok is False]
+        parts.append({"code": code, "failed": failed, "figures": part.figures})
+    lines = sum(1 for _ in done.lines())
+    figures = len(done.figures)
+    if not lines and not done.why:
+        summary, note = "Examples", ""
+    elif shown:
+        summary = f"Examples: {_plural(lines, 'line')} checked" + (
+            f", {len(done.failed)} of them printing something else" if done.failed else "") + (
+            f", {_plural(figures, 'diagram')}" if figures else "")
+        note = ("Under each line is the output the rules expect of it, as the tests check it; "
+                "when this site was built, "
+                + ("the lines listed below their block printed something else." if done.failed
+                   else "every line ran and printed that output."))
+    else:
+        summary = f"Examples: {_plural(lines, 'line')}, not run"
+        why = trust.mark if not trust.runs_code else f"not run ({done.why})"
+        note = (f"The examples were {why}, so no output is shown: the lines are as written in "
+                "the rules.")
+    return {"anchor": f"examples-{anchor_of(clause.id)}", "title": clause.title or clause.id,
+            "summary": summary, "note": note, "parts": parts, "ran": shown,
+            "failed": len(done.failed)}
 
 
 def footnote_view(model: Model, fid: str, number: int) -> dict:
@@ -199,7 +271,8 @@ def note_view(model: Model, note) -> dict:
             "terms": _terms(model, note.text)}
 
 
-def topic_view(model: Model, topic: Topic) -> dict:
+def topic_view(model: Model, topic: Topic, trust: Trust | None = None) -> dict:
+    """A topic page: a row per clause (:func:`row_view`), its footnotes, notes and tables."""
     clauses = model.clauses_of(topic.id)
     fn_ids: list[str] = []
     for c in clauses:
@@ -217,7 +290,7 @@ def topic_view(model: Model, topic: Topic) -> dict:
         "id": topic.id, "doc": topic_doc(topic.id), "title": topic.title, "summary": topic.summary,
         "columns": columns,
         "aspects": [{"id": a.id, "title": a.title, "summary": a.summary} for a in topic.aspects],
-        "rows": [row_view(model, topic, c, numbers) for c in clauses],
+        "rows": [row_view(model, topic, c, numbers, trust) for c in clauses],
         "footnotes": [footnote_view(model, f, numbers[f]) for f in fn_ids],
         "notes": [note_view(model, n) for n in sorted(model.notes.values(), key=lambda n: n.id)
                   if n.topic == topic.id],

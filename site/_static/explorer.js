@@ -995,6 +995,7 @@
       }
       else if (s.fire) { text = (s.fire.units || []).map(nameOf).join(", ") + " fire at " + nameOf(s.fire.target); }
       else if (s.end) { text = "end of " + s.end; }
+      else if (s.unload) { text = nameOf(s.unload) + " unloads"; }
       else { text = Object.keys(s).filter(function (k) { return k !== "expect"; }).join(", "); }
       list.appendChild(el("li", {text: text}));
     });

@@ -17,14 +17,15 @@
       "table.hm-harmony [data-col=\"" + col + "\"], table.hm-outcomes [data-col=\"" + col + "\"]");
   }
   function respread() {
-    /* a row spanning the table (questions and answers) spans the columns still shown:
+    /* a row spanning the table (questions and answers, a clause's examples) spans the
+       columns still shown:
        a fixed-layout table would otherwise keep room for the hidden ones */
     document.querySelectorAll("table.hm-harmony").forEach(function (table) {
       var head = table.querySelector("thead tr");
       if (!head) { return; }
       var shown = 0;
       head.querySelectorAll("th").forEach(function (th) { if (!th.hidden) { shown += 1; } });
-      table.querySelectorAll("td.hm-qa").forEach(function (td) { td.colSpan = Math.max(shown, 1); });
+      table.querySelectorAll("td.hm-qa, td.hm-examples").forEach(function (td) { td.colSpan = Math.max(shown, 1); });
     });
   }
   function show(col, visible) {
@@ -111,8 +112,21 @@
       toggle.checked = true; update(); }); });
     box.appendChild(bar);
   }
+  function scrollersFocusable() {
+    /* a block of code or a table that scrolls sideways can be scrolled by keyboard too:
+       it takes the focus (Tab, then the arrow keys) while it is wider than its box */
+    document.querySelectorAll("article pre, article div.table-wrapper").forEach(function (el) {
+      if (el.scrollWidth > el.clientWidth + 1) {
+        el.tabIndex = 0;
+      } else if (el.getAttribute("tabindex") === "0") {
+        el.removeAttribute("tabindex");
+      }
+    });
+  }
   function setup() {
     copyLinks();
+    scrollersFocusable();
+    window.addEventListener("resize", scrollersFocusable);
     var boxes = document.querySelectorAll("fieldset.hm-chooser");
     if (!boxes.length) { return; }
     boxes.forEach(function (box) {

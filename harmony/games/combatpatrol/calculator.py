@@ -322,8 +322,13 @@ class CombatPatrol:
         LookupError: no CP clause cites table 11
         """
         found: set[str] = set()
+        # each place's clauses, found once per model: every ruling of every scenario asks
+        # (scanning every clause each time grew with clauses times rulings)
+        known = self.model.__dict__.setdefault("_cp_places", {})
         for place in places:
-            ids = {c.id for c in self.model.clauses.values() if place.decided_by(c)}
+            ids = known.get(place)
+            if ids is None:
+                ids = known[place] = {c.id for c in self.model.clauses.values() if place.decided_by(c)}
             if not ids:
                 where = ", ".join(f"{k} {v}" for k, v in place._asdict().items() if v)
                 raise LookupError(f"no {SOURCE} clause cites {where}")

@@ -10,33 +10,39 @@ difference between rulebooks is a clause parameter:
 * the rules: :mod:`.engine` (every question a game answers, each a ruling
   naming its clauses), :mod:`.referee`, :mod:`.barriers` and :mod:`.knowledge`
   (the double-blind referee, blocks and mines, what a side knows);
-* scenarios: :mod:`.steps` (steps read once into typed values) and
-  :mod:`.scenario` (played under each ruleset, and checked);
+* scenarios: :mod:`.steps` (steps read once into typed values), :mod:`.scenario` (played
+  under each ruleset) and :mod:`.checks` (checked without playing);
 * what the site shows: :mod:`.svg` and :mod:`.figures` (the diagrams of a
   scenario page), :mod:`.explorer` (the ruling explorer's Python side, run in
   the browser);
-* :mod:`.examples`: the names its clause examples see.
+* :mod:`.examples`: the names its clause examples see, and the positions they set up
+  drawn for the site.
 """
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Callable
 
 from harmony.game import Explorer, Game
-from harmony.model import Model
 
-from . import scenario
-
-# The drawing, the examples' names and the explorer's site side are imported when first
-# used: the ruling explorer runs this game in the browser, where each module imported
-# costs its reading and compiling before the first ruling.
+from . import checks
 
 
-def _namespace(model: Model) -> dict[str, Any]:
+# What only playing, the examples, the site and the explorer use is imported when first
+# used: a ``harmony check`` whose scenarios were played before (harmony.playcache) checks
+# them (:mod:`.checks`) and never imports the engine; it draws nothing. The ruling explorer
+# runs this game in the browser, where each module imported costs its reading before the
+# first ruling: its module imports the YAML writer and jsonschema only where it needs them.
+def _namespace(model) -> dict[str, Any]:
     from .examples import namespace
     return namespace(model)
 
 
-def _record(ns: dict, note) -> dict:
+def _play(model, scenario_id: str, rulesets: list[str] | None = None):
+    from .scenario import run_scenario
+    return run_scenario(model, scenario_id, rulesets)
+
+
+def _record(ns: dict, note: Callable[[str, Any], None]) -> dict:
     from .examples import record
     return record(ns, note)
 
@@ -46,9 +52,19 @@ def _rulings_in(value: Any) -> tuple | None:
     return rulings_in(value)
 
 
+def _draw_positions(ns: dict, keep: Callable[[dict], None], prefix: str) -> dict:
+    from .examples import draw_positions
+    return draw_positions(ns, keep, prefix)
+
+
 def _draw(sc, result) -> dict:
     from .figures import draw
     return draw(sc, result)
+
+
+def _link_of(model, scenario_id: str, page: str = "explorer.html") -> str:
+    from .explorer import link_of
+    return link_of(model, scenario_id, page)
 
 
 def _style() -> dict:
@@ -56,17 +72,12 @@ def _style() -> dict:
     return style()
 
 
-def _link_of(model: Model, scenario_id: str) -> str:
-    from .explorer import link_of
-    return link_of(model, scenario_id)
-
-
 def _limits() -> dict:
     from .explorer import limits
     return limits()
 
 
-def _catalogue(model: Model) -> dict:
+def _catalogue(model) -> dict:
     import json
 
     from .explorer import Explorer as Page
@@ -81,12 +92,13 @@ def _schema_ahead() -> str:
 GAME = Game(
     name="panzerblitz",
     namespace=_namespace,
-    play=scenario.run_scenario,
-    check_scenario=scenario.check_scenario,
+    play=_play,
+    check_scenario=checks.check_scenario,
     draw=_draw,
     explorer=Explorer(link_of=_link_of, style=_style, limits=_limits,
                       module="harmony.games.panzerblitz.explorer", catalogue=_catalogue,
                       schema_ahead=_schema_ahead),
     record=_record,
     rulings_in=_rulings_in,
+    draw_positions=_draw_positions,
 )

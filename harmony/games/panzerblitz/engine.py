@@ -207,6 +207,10 @@ class Game:
         self.owed_markers: dict[str, Marker] = {}
         #: unit -> the reasoning that turned it face down after opportunity fire or interdiction
         self.state_why: dict[str, Why] = {}
+        #: unit -> the ruling of an unloading in this phase that did not spot it (the transport
+        #: and the units it unloaded): its reasons join the unit's spotting until it moves or
+        #: the phase ends; a unit the unloading spotted carries them on its marker instead
+        self.unload_why: dict[str, Ruling] = {}
         #: every line of sight checked since the last call of take_sights()
         self.sights: list[Sight] = []
         self._sights_rev: int | None = None
@@ -377,9 +381,14 @@ class Game:
                 why.add(mv.moving_spotted)
                 if mv.moving_spotted.value:
                     return True, "seen while moving"
+        unloading = self.unload_why.get(u.id)
+        if unloading is not None:
+            why.add(unloading)
         if u.id in self.unmark_why:
             why.add(self.unmark_why[u.id])
             return False, "in concealing terrain, its spotted marker taken off"
+        if unloading is not None:
+            return False, f"in concealing terrain, not spotted by the unloading ({unloading.detail})"
         return False, "in concealing terrain, not spotted"
 
     def _place_marker(self, u: Unit, why: Why, opportunity: bool = False) -> None:
@@ -402,6 +411,7 @@ class Game:
         u.unmark(*SPOTTED_MARKERS)
         u.place(Marker(kind, why.ruling(kind)))
         self.unmark_why.pop(u.id, None)
+        self.unload_why.pop(u.id, None)
 
     def _adjacent_spotter(self, u: Unit) -> bool:
         """Is an eligible enemy unit adjacent to ``u`` (where adjacency spots)?"""
@@ -648,6 +658,7 @@ class Game:
                                    f"rulebook's table gives, and '{f.id}' does not say: give it an "
                                    "opportunity-fire field (true or false)", why, "opfire.unit-data")
         self.retrace_move = None        # the last mover may no longer be taken back
+        self.unload_why.pop(uid, None)  # what an unloading decided holds until the unit moves
         self.moves[uid] = self.moves.get(uid, 0) + 1
         self.move = Move(uid, mode, u.hex, overrun=overrun)
         self._mark_mover(u, self.move)
@@ -702,7 +713,7 @@ class Game:
             raise EngineError(f"{u.id} may not enter {label(h)}: {barrier.detail}",
                               clause=barrier.reasons[0] if barrier.reasons else MOVING)
         old = u.hex
-        u.hex = h
+        self._place(u, h)
         mv.path.append(h)
         mv.spent += cost
         entry_why = self._spot_mover(u, mv, old, h)
@@ -804,6 +815,102 @@ class Game:
                 u.unmark("spotted")
                 mv.counter = False
             self._markers_housekeeping()
+
+    # ----------------------------------------------------------- transport
+    def carried(self, uid: str) -> list[Unit]:
+        """The units unit ``uid`` carries (not eliminated), in the order of :attr:`units`."""
+        u = self.unit(uid)
+        return [c for c in self.alive() if c.loaded_in == u.id]
+
+    def _place(self, u: Unit, h: Hex) -> None:
+        """Put ``u`` in hex ``h``, and the units it carries with it."""
+        u.hex = h
+        for c in self.carried(u.id):
+            c.hex = h
+
+    def unload(self, uid: str, at: str | Hex | None = None) -> Ruling:
+        """Unload every unit that transport ``uid`` carries, in its movement phase: into its
+        own hex, or into hex ``at`` where a rule of the caller's puts them elsewhere (a
+        double-blind unload after an overrun goes to the hex the overrun was entered from).
+
+        Unloading inside a concealing hex is movement within that hex. Where the rules
+        make such movement revealing (``spot.revealed-movement``) and an eligible enemy
+        unit has line of sight to the hex, the units ``spot.unloading-reveals`` names (the
+        transport, the units unloaded) are spotted and marked as a mover entering the hex
+        would be; elsewhere the unloading spots nobody. The ruling's value is the ids of
+        the units the unloading spotted, its reasons the clauses that decided; it is empty
+        (no reasons) where the units are not unloaded inside a concealing hex, since no
+        spotting rule is asked. A unit it did not spot keeps these reasons in its
+        :meth:`spotted` rulings until it moves or the phase ends.
+
+        An order no player could give (a transport that carries nothing, an unknown unit)
+        is a :class:`DataError`; a unit of the side not playing, or outside its movement
+        phase, is refused by the sequence of play. A move in progress ends first.
+
+        >>> from harmony.loader import load
+        >>> from harmony.usage import default_rules_data
+        >>> shipped, _ = load(default_rules_data())
+        >>> rs = Ruleset.from_values("R", {"spot.revealed-movement": True, "spot.markers": True,
+        ...                               "spot.unloading-reveals": ["transport", "passengers"]},
+        ...                          registry=shipped, clause="movement.revealed")
+        >>> units = [{"id": "gun", "side": "Soviet", "kind": "gun", "class": "A", "attack": 10,
+        ...           "range": 8, "defence": 3, "movement": 1, "at": "A2"},
+        ...          {"id": "truck", "side": "German", "kind": "truck", "class": "I", "attack": 0,
+        ...           "range": 0, "defence": 1, "movement": 8, "at": "D2"},
+        ...          {"id": "rifles", "side": "German", "kind": "infantry", "class": "I",
+        ...           "attack": 6, "range": 3, "defence": 6, "movement": 1, "at": "D2",
+        ...           "loaded-in": "truck"}]
+        >>> g = Game.from_data(rs, {"columns": 5, "rows": 4, "hexes": {"D2": "woods"}}, units,
+        ...                    side="German", phase="movement")
+        >>> g.unload("truck")
+        Ruling(value=['rifles', 'truck'], reasons=['movement.revealed'])
+        >>> g.markers("rifles").value, g.carried("truck")
+        (['spotted'], [])
+        >>> g.unload("truck")
+        Traceback (most recent call last):
+        ...
+        harmony.games.panzerblitz.engine.DataError: unit 'truck' carries no unit to unload
+        """
+        if self.move is not None:
+            self.end_move()
+        u = self.unit(uid)
+        if u.eliminated:
+            raise EngineError(f"unit '{uid}' is eliminated and cannot unload", clause=MOVING)
+        if u.side != self.side or self.phase != "movement":
+            raise EngineError(f"unit '{uid}' ({u.side}) cannot unload now: it is the {self.side} "
+                              f"{self.phase} phase", clause=PLAYER_TURN)
+        cargo = self.carried(uid)
+        if not cargo:
+            raise DataError(f"unit '{uid}' carries no unit to unload")
+        h = u.hex if at is None else self.hex(at)
+        for c in cargo:
+            c.loaded_in = None
+            c.hex = h
+            self.log.append(f"{c.id} unloaded from {u.id} in {label(h)}")
+        if h != u.hex or not self.map.terrain(h).concealing:
+            return Ruling([], [], detail="not unloaded inside a concealing hex")
+        why = Why(self.rules)
+        units = [u] + cargo
+        spotted: list[Unit] = []
+        if not why.p("spot.revealed-movement"):
+            detail = "unloading is not revealed movement under these rules"
+        else:
+            seers = self._eligible_seers(u, why)
+            if not seers:
+                detail = "no eligible enemy unit has line of sight to the hex"
+            else:
+                reveals = why.p("spot.unloading-reveals")
+                spotted = [x for x in units
+                           if ("transport" if x is u else "passengers") in reveals]
+                detail = f"unloading seen by {', '.join(e.id for e in seers)}"
+        for x in spotted:
+            self._place_marker(x, why)
+        ruling = why.ruling(sorted(x.id for x in spotted), detail)
+        for x in units:     # a marker (placed or owed) carries the reasons of those it spotted
+            if not (x.marked(*SPOTTED_MARKERS) and x in spotted) and x.id not in self.owed_markers:
+                self.unload_why[x.id] = ruling
+        self._markers_housekeeping()
+        return ruling
 
     # ---------------------------------------------------- opportunity fire
     def _firer_problem(self, f: Unit, t: Unit, why: Why) -> str | None:
@@ -1015,7 +1122,7 @@ class Game:
             mv.path = mv.path[:k + 1]
             mv.spent = sum(e.mp for e in mv.entries)
             mv.moving_spotted = mv.entries[-1].spotted
-            t.hex = back
+            self._place(t, back)
             self.log.append(f"{t.id} taken back to {label(back)}")
             if finished:            # its move is open again, from the hex it was taken back to
                 self.move, self.retrace_move = mv, None
@@ -1129,6 +1236,7 @@ class Game:
     # --------------------------------------------------------- the sequence
     def _reset_phase(self) -> None:
         self._forfeit_owed_markers()
+        self.unload_why.clear()
         self.retrace_move = None
         self.opfire_on.clear()
         self.opfire_by.clear()

@@ -7,6 +7,7 @@ ruleset; :func:`namespace` is what the game adds to the core's names
 """
 from __future__ import annotations
 
+import json
 from fractions import Fraction
 from typing import Any, Callable
 
@@ -203,6 +204,59 @@ def namespace(model) -> dict[str, Any]:
             "blind_scenario": blind_scenario}
 
 
+# ---------------------------------------------------------------- diagrams
+
+def draw_positions(ns: dict, keep: Callable[[dict], None], prefix: str) -> dict:
+    """The examples' namespace (:func:`namespace`) with each position an example sets up
+    (``position``, ``board``, ``game``, ``setup``) drawn once
+    (:func:`~harmony.games.panzerblitz.figures.position_figure`) and handed to ``keep``:
+    the same position set up again (under another ruleset, say) is not drawn twice. The
+    ids of the n-th figure's SVG start with ``prefix-n``.
+
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> model, _ = load(default_rules_data())
+    >>> kept = []
+    >>> ns = draw_positions(namespace(model), kept.append, "ex")
+    >>> for rules in "PB", "PL":
+    ...     g = ns["board"](rules, "Soviet gun at A3", "German tank at C3", woods="C3")
+    >>> g.rules.name, [f["caption"] for f in kept]
+    ('PL', ['The position set up: the Soviet fire phase; woods in C3.'])
+    >>> _ = ns["position"]("Soviet gun at A3", "German tank at D3"); len(kept), 'id="ex-2-title"' in kept[1]["svg"]
+    (2, True)
+    """
+    from .figures import position_figure
+    seen: set[str] = set()
+
+    def shown(map_data: dict, units: list, side: str, phase: str) -> None:
+        key = json.dumps([map_data, units, side, phase], sort_keys=True, default=str)
+        if key not in seen:
+            seen.add(key)
+            keep(position_figure(map_data, units, side, phase, f"{prefix}-{len(seen)}"))
+
+    position, game, setup, model = ns["position"], ns["game"], ns["setup"], ns["model"]
+
+    def drawn_position(*units: str, **kw) -> Position:
+        p = position(*units, **kw)
+        shown(p.map, p.units, p.side, p.phase)
+        return p
+
+    def drawn_game(ruleset: str, map: dict, units: list, side: str, phase: str = "fire") -> Game:
+        g = game(ruleset, map, units, side, phase)
+        shown(map, units, side, phase)
+        return g
+
+    def drawn_setup(scenario_id: str, ruleset: str) -> Game:
+        g = setup(scenario_id, ruleset)
+        d = model.scenarios[scenario_id].data
+        shown(d["map"], d["units"], d["start"]["side"], d["start"]["phase"])
+        return g
+
+    ns.update(position=drawn_position, game=drawn_game, setup=drawn_setup,
+              board=lambda ruleset, *units, **kw: drawn_position(*units, **kw).under(ruleset))
+    return ns
+
+
 # ---------------------------------------------------------------- coverage
 
 def rulings_in(value: Any) -> tuple | None:
@@ -260,6 +314,9 @@ def record(ns: dict, note: Callable[[str, Any], None]) -> dict:
 
         def __getattr__(self, name):
             return getattr(self._inner, name)
+
+        def __repr__(self) -> str:
+            return repr(self._inner)
 
     class RecordedGame:
         """``Game`` of the namespace: ``Game.from_data(...)`` and ``Game(...)`` record."""

@@ -38,7 +38,6 @@ from typing import Any
 from . import units as units_mod
 from harmony.diagnostics import Diagnostic, Pos, Report
 from harmony.game import GameError, check_scenario, game_for
-from harmony.limits import MAX_BYTES, MAX_DEPTH
 from harmony.model import Model, Scenario
 from harmony.ruleset import RulesetError, options_of, ruleset_for
 from harmony.rulings import ruling_word
@@ -46,7 +45,7 @@ from .scenario import run_scenario
 from harmony.schema import compile_ahead, definition, quick_check, resolve, schema, validate_items
 from .steps import MODES, RESULTS, steps_of
 from .terrain import STANDARD_TYPES
-from harmony.yamltree import Document, Marks, PosMap, PosSeq
+from harmony.yamltree import MAX_BYTES, MAX_DEPTH, Document, Marks, PosMap, PosSeq
 
 # Deciding a position imports no YAML library and no jsonschema (the page runs this module
 # in the browser, where every module imported is read and compiled at start): the YAML

@@ -34,7 +34,7 @@ from xml.sax.saxutils import escape
 from harmony.model import Scenario
 
 from . import svg
-from .steps import End, Fire, Los, Move, steps_of
+from .steps import End, Fire, Los, Move, Unload, steps_of
 
 
 def unit_name(u: dict) -> str:
@@ -45,7 +45,7 @@ def unit_name(u: dict) -> str:
     return " ".join(str(x) for x in (u.get("side"), u.get("kind")) if x) or str(u.get("id", ""))
 
 
-def _describe(data: dict, units: list[dict], path: list[str]) -> str:
+def _describe(data: dict, units: list[dict], path: list[str], name=unit_name) -> str:
     m = data.get("map") or {}
     base = m.get("terrain", "clear")
     by_type: dict[str, list[str]] = {}
@@ -58,7 +58,7 @@ def _describe(data: dict, units: list[dict], path: list[str]) -> str:
     for u in units:
         where = u.get("at")
         marks = f", markers {', '.join(sorted(u['markers']))}" if u.get("markers") else ""
-        parts.append(f"{unit_name(u)} ({u.get('side')} {u.get('kind')}) in {where}{marks}")
+        parts.append(f"{name(u)} ({u.get('side')} {u.get('kind')}) in {where}{marks}")
     if len(path) > 1:
         parts.append("path moved: " + " to ".join(path))
     return ". ".join(parts) + "."
@@ -91,6 +91,13 @@ def states(sc: Scenario) -> list[dict]:
                             los.append([where[f]["at"], str(att.at)])
                 if unit:
                     unit["at"] = hexes[-1]
+                    for u in units:     # the units it carries ride along
+                        if u.get("loaded-in") == move.unit:
+                            u["at"] = hexes[-1]
+            case Unload() as unload:
+                for u in units:
+                    if u.get("loaded-in") == unload.unit:
+                        u.pop("loaded-in")
             case Fire() as fire:
                 target = where.get(fire.target)
                 for f in fire.units:
@@ -126,6 +133,39 @@ def scenario_figures(sc: Scenario) -> list[dict]:
         figs.append({"svg": svg.draw(st, id_prefix=f"{sc.id}-{i}"), "number": i + 1,
                      "caption": f"Figure {i + 1}. {st['caption']}", "key": _key(st["units"])})
     return figs
+
+
+def position_figure(map_data: dict, units: list[dict], side: str, phase: str,
+                    id_prefix: str) -> dict:
+    """A position a clause example sets up, as a figure (``{"svg", "caption", "key"}``):
+    the board with its units where they stand, their key naming each by the id the
+    example's lines call it by (a side has the same colour in every figure), and a caption
+    saying whose phase it is and where the terrain is.
+
+    >>> fig = position_figure({"columns": 3, "rows": 2, "hexes": {"B1": "woods"}},
+    ...     [{"id": "gun", "side": "Soviet", "kind": "gun", "at": "A1"},
+    ...      {"id": "tank", "side": "German", "kind": "armoured", "at": "B1"}],
+    ...     "German", "movement", "ex")
+    >>> fig["caption"]
+    'The position set up: the German movement phase; woods in B1.'
+    >>> [(k["at"], k["name"]) for k in fig["key"]], fig["svg"].count('class="hm-unit"')
+    ([('B1', 'tank'), ('A1', 'gun')], 2)
+    """
+    # the sides in the order of their names, so that a side has one colour in every figure
+    shown = sorted((dict(u, name=str(u.get("name") or u.get("id", ""))) for u in units),
+                   key=lambda u: str(u.get("side", "")))
+    terrain: dict[str, list[str]] = {}
+    for lab, kind in sorted((map_data.get("hexes") or {}).items()):
+        terrain.setdefault(str(kind), []).append(lab)
+    where = "".join(f"; {kind} in {', '.join(labs)}" for kind, labs in sorted(terrain.items()))
+    caption = f"The position set up: the {side} {phase} phase{where}."
+    desc = _describe({"map": map_data}, shown, [], lambda u: u["name"])
+    state = {"map": map_data, "units": shown, "path": [], "los": [],
+             "title": "A position of the example", "desc": desc}
+    key = _key(shown)
+    for entry, u in zip(key, (u for u in shown if u.get("at") and u.get("at") != "eliminated")):
+        entry["name"] = u["name"]
+    return {"svg": svg.draw(state, id_prefix=id_prefix), "caption": caption, "key": key}
 
 
 #: letters printed on hexes holding a block or mines in the referee's diagrams
@@ -232,6 +272,13 @@ def _num(v: float) -> str:
     return f"{v:.1f}".rstrip("0").rstrip(".")
 
 
+def _name_of(sc: Scenario, uid: str) -> str:
+    """The name a scenario's unit ``uid`` is shown by (its id, if no unit has it)."""
+    unit = next((u for u in sc.data.get("units") or [] if isinstance(u, dict) and u.get("id") == uid),
+                None)
+    return unit_name(unit) if unit is not None else str(uid)
+
+
 def step_list(sc: Scenario) -> list[dict]:
     """Every step's narrative with the figure that shows it: its own when it moves, fires or
     asks about a line of sight (``own_figure``), else the last figure before it."""
@@ -243,6 +290,8 @@ def step_list(sc: Scenario) -> list[dict]:
         note = " ".join(step.note.split())
         if not note:   # a step with no narrative of its own says what it does
             note = (f"The {step.action.what} ends." if isinstance(step.action, End)
+                    else f"{_name_of(sc, step.action.unit)} unloads what it carries."
+                    if isinstance(step.action, Unload)
                     else "The questions below are asked here." if step.action is None else "")
         out.append({"number": i, "note": note, "figure": last,
                     "own_figure": i in drawn})

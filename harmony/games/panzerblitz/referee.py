@@ -159,11 +159,9 @@ class Referee:
                     break
                 before = u.hex
                 try:
-                    g.enter(h, it.mp_at(k))
+                    g.enter(h, it.mp_at(k))     # what it carries goes with it
                 except EngineError as e:
                     raise OrderError(str(e), n, k) from None
-                for c in self._cargo(u):
-                    c.hex = u.hex
                 if it.overrun is not None and any(e.id == it.overrun and e.hex == h
                                                   for e in g.alive()):
                     overruns[u.id] = before
@@ -175,9 +173,6 @@ class Referee:
                     self._unload(g.unit(it.unit), overruns.get(it.unit))
                 except EngineError as e:
                     raise OrderError(str(e), n) from None
-
-    def _cargo(self, u) -> list:
-        return [c for c in self.game.alive() if c.loaded_in == u.id]
 
     def _spot_stoppers(self) -> None:
         g = self.game
@@ -198,7 +193,7 @@ class Referee:
 
     def _unload(self, u, overrun_from: Hex | None) -> None:
         g = self.game
-        cargo = self._cargo(u)
+        cargo = g.carried(u.id)
         if not cargo:
             raise EngineError(f"{u.id} carries no unit to unload")
         why = Why(g.rules)
@@ -214,12 +209,23 @@ class Referee:
             if there > limit:
                 self.unload_rule = why.ruling(None, f"{label(at)} would be overstacked")
                 return
+        g.unload(u.id, at)
         for c in cargo:
-            c.loaded_in = None
-            c.hex = at
             self.unloads[c.id] = why.ruling(label(at), f"unloaded from {u.id}")
-            g.log.append(f"{c.id} unloaded from {u.id} in {label(at)}")
         self.unload_rule = why.ruling(None, "not unloaded")
+
+    def unload(self, carrier: str) -> Ruling:
+        """Unload what ``carrier`` carries into its own hex outside any orders (a scenario's
+        ``unload`` step): the game's ruling on what the unloading revealed
+        (:meth:`~harmony.games.panzerblitz.engine.Game.unload`). Each unit unloaded is
+        recorded for the ``unloaded`` question; no rule chose its hex (its carrier's), so
+        that record names no clause."""
+        g = self.game
+        cargo = g.carried(carrier)
+        revealed = g.unload(carrier)
+        for c in cargo:
+            self.unloads[c.id] = Ruling(label(c.hex), [], detail=f"unloaded from {carrier}")
+        return revealed
 
     # ------------------------------------------------------------------ fire
     def after_fire(self, firers: Sequence[str], target: str) -> list[dict]:

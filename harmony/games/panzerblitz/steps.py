@@ -2,7 +2,7 @@
 
 The ``steps`` of a scenario (``site/scenarios.rst``) are read here and only
 here. A :class:`Step` holds at most one action (a :class:`Move`, a
-:class:`Fire` or an :class:`End`) and its :class:`Expectation` s; an
+:class:`Fire`, an :class:`End`, blind :class:`Orders` or an :class:`Unload`) and its :class:`Expectation` s; an
 expectation holds one :class:`Ask` (one class per kind of question) and the
 :class:`Expected` ruling of each ruleset with its ``because``. Every string
 the file gave is a :class:`Word`, a ``str`` that also knows where it was
@@ -29,7 +29,7 @@ move does not enter, an expected value of the wrong kind for its question).
 >>> type(ask).__name__, ask.unit, ask.at, parsed.steps[0].expect[0].ruling("PB").because
 ('Spotted', 't', 'C3', ('spotting.spotted',))
 >>> [d.message for d in parsed.problems], parsed.bad
-(['scenario s: step 2 does one thing (move, fire, end or orders), not end and fire'], frozenset({1}))
+(['scenario s: step 2 does one thing (move, fire, end, orders or unload), not end and fire'], frozenset({1}))
 """
 from __future__ import annotations
 
@@ -174,7 +174,16 @@ class Orders:
     pos: Pos = field(compare=False)
 
 
-Action = Move | Fire | End | Orders
+@dataclass(frozen=True, kw_only=True)
+class Unload:
+    """Transport ``unit`` unloads every unit it carries into its own hex."""
+
+    kind: ClassVar[str] = "unload"
+    unit: Word
+    pos: Pos = field(compare=False)
+
+
+Action = Move | Fire | End | Orders | Unload
 
 
 # ------------------------------------------------------------------ questions
@@ -218,7 +227,7 @@ def _is_list(v: Any) -> bool:
 
 @dataclass(frozen=True, kw_only=True)
 class Spotted(UnitAsk):
-    """Is the unit spotted (by the observer given)?"""
+    """Is the unit spotted (by a side, or by the side to play)?"""
 
     kind: ClassVar[str] = "spotted"
     value_kind = (_is_bool, "true or false")
@@ -227,7 +236,7 @@ class Spotted(UnitAsk):
 
 @dataclass(frozen=True, kw_only=True)
 class CanFire(Ask):
-    """May these units fire at the target?"""
+    """May the firers fire at the target?"""
 
     kind: ClassVar[str] = "can-fire"
     value_kind = (_is_bool, "true or false")
@@ -240,7 +249,7 @@ class CanFire(Ask):
 
 @dataclass(frozen=True, kw_only=True)
 class OpFire(UnitAsk):
-    """Which opportunity fire attacks are open on the unit?"""
+    """The opportunity fire the unit's move draws."""
 
     kind: ClassVar[str] = "opfire"
     value_kind = (_is_list, "a list of attacks")
@@ -248,7 +257,7 @@ class OpFire(UnitAsk):
 
 @dataclass(frozen=True, kw_only=True)
 class Interdiction(UnitAsk):
-    """Which interdiction attacks are open on the unit?"""
+    """The interdiction attacks the unit's move draws."""
 
     kind: ClassVar[str] = "interdiction"
     value_kind = (_is_list, "a list of attacks")
@@ -256,7 +265,7 @@ class Interdiction(UnitAsk):
 
 @dataclass(frozen=True, kw_only=True)
 class Markers(UnitAsk):
-    """Which markers does the unit carry?"""
+    """The markers the unit carries."""
 
     kind: ClassVar[str] = "markers"
     value_kind = (lambda v: isinstance(v, list) and all(m in MARKER_KINDS for m in v),
@@ -265,7 +274,7 @@ class Markers(UnitAsk):
 
 @dataclass(frozen=True, kw_only=True)
 class Where(UnitAsk):
-    """Where is the unit: a hex, or eliminated?"""
+    """Which hex the unit is in (or whether it is eliminated)."""
 
     kind: ClassVar[str] = "where"
     value_kind = (lambda v: v == "eliminated" or is_label(v), "a hex label or eliminated")
@@ -273,7 +282,7 @@ class Where(UnitAsk):
 
 @dataclass(frozen=True, kw_only=True)
 class Dispersal(UnitAsk):
-    """What is the unit's state after fire: none, D, DD or X?"""
+    """The unit's dispersal result."""
 
     kind: ClassVar[str] = "dispersal"
     value_kind = (lambda v: v in RESULTS, "none, D, DD or X")
@@ -281,7 +290,7 @@ class Dispersal(UnitAsk):
 
 @dataclass(frozen=True, kw_only=True)
 class Face(UnitAsk):
-    """Is the unit's counter face up or face down?"""
+    """Whether the unit is face up or face down."""
 
     kind: ClassVar[str] = "face"
     value_kind = (lambda v: v in ("up", "down"), "up or down")
@@ -324,7 +333,8 @@ class MayMove(UnitAsk):
 
 @dataclass(frozen=True, kw_only=True)
 class Unloaded(UnitAsk):
-    """The hex a carried unit was unloaded in after the last orders (null: not unloaded)."""
+    """The hex a carried unit was unloaded in by the last orders or ``unload`` step (null: not
+    unloaded)."""
 
     kind: ClassVar[str] = "unloaded"
     value_kind = (lambda v: v is None or is_label(v), "null or a hex label")
@@ -391,7 +401,7 @@ class Step:
 
     @property
     def kind(self) -> str:
-        """``move``, ``fire``, ``end`` or ``ask``."""
+        """``move``, ``fire``, ``end``, ``orders``, ``unload`` or ``ask``."""
         return self.action.kind if self.action is not None else "ask"
 
 
@@ -409,8 +419,8 @@ class ParsedSteps:
 
 # ------------------------------------------------------------------ reading
 
-_STEP_KEYS = ("note", "move", "fire", "end", "orders", "expect")
-_ACTIONS = ("move", "fire", "end", "orders")
+_STEP_KEYS = ("note", "move", "fire", "end", "orders", "unload", "expect")
+_ACTIONS = ("move", "fire", "end", "orders", "unload")
 
 
 def _what(v: Any) -> str:
@@ -517,11 +527,12 @@ class _Reader:
                 return None
         acts = [k for k in _ACTIONS if k in d]
         if len(acts) > 1:
-            self.problem(path + (acts[1],), f"step {n} does one thing (move, fire, end or orders), not "
+            self.problem(path + (acts[1],), f"step {n} does one thing (move, fire, end, orders or "
+                         "unload), not "
                          f"{' and '.join(sorted(acts))}", key=True)
         if not acts and "expect" not in d:
-            self.problem(path, f"step {n} does nothing: it moves, fires, ends a phase or turn, "
-                         "or asks (expect)")
+            self.problem(path, f"step {n} does nothing: it moves, fires, ends, gives orders, "
+                         "unloads or asks (expect)")
         note = ""
         if "note" in d:
             note = self.text(d["note"], path + ("note",), f"the note of step {n}") or ""
@@ -529,7 +540,7 @@ class _Reader:
         if acts:
             a = acts[0]
             action = {"move": self.move, "fire": self.fire, "end": self.end,
-                      "orders": self.orders}[a](d[a], path + (a,), n)
+                      "orders": self.orders, "unload": self.unload}[a](d[a], path + (a,), n)
         expect: list[Expectation] = []
         if "expect" in d:
             ev = d["expect"]
@@ -692,6 +703,10 @@ class _Reader:
             return None
         return Fire(units=units, target=target, result=result, pos=self.pos(path))
 
+    def unload(self, v: Any, path: tuple, n: int) -> Unload | None:
+        w = self.word(v, path, f"the unloading unit of step {n}", ID)
+        return Unload(unit=w, pos=w.pos) if w is not None else None
+
     def end(self, v: Any, path: tuple, n: int) -> End | None:
         w = self.word(v, path, f"the end of step {n}", choices=ENDS)
         return End(what=w, pos=w.pos) if w is not None else None
@@ -814,7 +829,7 @@ def parse_steps(sc: Scenario) -> ParsedSteps:
     >>> for d in parse_steps(sc).problems: print(d.message, f"[{d.code}]")
     scenario s: hex E2 is not adjacent to C2, the hex before it [scenario-path]
     scenario s: the end of step 2 is one of phase, turn, not 'round' [scenario-step]
-    scenario s: step 3 does nothing: it moves, fires, ends a phase or turn, or asks (expect) [scenario-step]
+    scenario s: step 3 does nothing: it moves, fires, ends, gives orders, unloads or asks (expect) [scenario-step]
     """
     r = _Reader(sc)
     steps = r.steps(sc.data.get("steps") if isinstance(sc.data, dict) else None)

@@ -1,0 +1,293 @@
+"""The site as every reader meets it (issue 31), in Debian's Chromium driven by Playwright.
+
+* axe-core (pinned in package-lock.json, installed by ``npm ci`` into ``node_modules/``) finds
+  no violation on any page of the built site, at 390 and 1280 px, in light and dark mode;
+* on the pages a reader meets first, at 390, 1024 and 1400 px: navigation and search at the
+  top, no page wider than the window, no text under 12 px, no word broken across two lines;
+  a screenshot of each is written to ``$HARMONY_SCREENSHOTS`` (else ``build/screenshots/``
+  of the checkout, which git ignores), for a reviewer to look at;
+* each diagram opens full size at a size whose smallest text is 12 px;
+* dark mode follows the system and the theme button; print has margins and a key.
+
+The site is the session's one build of the shipped rules (:func:`shipped_site`).
+"""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from harmony.site.testing import StaticServer, shipped_site
+
+playwright = pytest.importorskip("playwright.sync_api")
+
+ROOT = Path(__file__).resolve().parent.parent
+AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
+#: the widths and colour schemes every page is checked at
+VARIANTS = ((390, "light"), (390, "dark"), (1280, "light"), (1280, "dark"))
+#: the pages a reader meets first, photographed and measured at each width
+SHOWN = {"index": "index.html", "topic": "topics/spotting.html", "revision": "revisions/REV.html",
+         "example": "examples/rev-figure-1.html", "explorer": "explorer.html",
+         "authoring": "authoring.html"}
+BOOT_MS = 180_000
+
+
+@pytest.fixture(scope="module")
+def site():
+    return shipped_site()
+
+
+@pytest.fixture(scope="module")
+def base_url(site):
+    with StaticServer(site.out) as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def shots(site) -> Path:
+    folder = Path(os.environ.get("HARMONY_SCREENSHOTS") or ROOT / "build" / "screenshots")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def every_page(site) -> list[str]:
+    """Every HTML page of the built site, the print pages included (not the screenshots)."""
+    return sorted(p.relative_to(site.out).as_posix() for p in site.out.rglob("*.html")
+                  if not p.relative_to(site.out).as_posix().startswith("_"))
+
+
+def open_page(page, url: str, rel: str) -> None:
+    page.goto(url + rel)
+    if rel == "explorer.html":     # the page as a reader uses it: the engine loaded, the board drawn
+        page.wait_for_selector("#hm-explorer[data-ready], #hm-explorer[data-failed]", timeout=BOOT_MS)
+        assert page.get_attribute("#hm-explorer", "data-failed") is None, page.inner_text("#hm-explorer")
+
+
+AXE_RUN = """async () => {
+  const r = await axe.run(document, {resultTypes: ['violations']});
+  return r.violations.map(v => v.id + ' (' + v.impact + '): ' + v.nodes.length + ' element(s), first '
+    + v.nodes[0].target.join(' ') + ': ' + v.nodes[0].failureSummary.replace(/\\s+/g, ' ').slice(0, 200));
+}"""
+
+
+def test_no_page_has_an_axe_violation_at_either_width_in_light_or_dark(browser, site, base_url):
+    """Each page is loaded once and checked in the four variants (the window resized and the
+    colour scheme switched in place, as a reader would): a new violation fails here. At each
+    width, a page of the site (not a print page) has no text under 12 px and no word broken
+    across two lines."""
+    assert AXE.is_file(), "axe-core is needed: run `npm ci` (package-lock.json pins it)"
+    pages = every_page(site)
+    assert len(pages) > 50 and "print/cards.html" in pages and "search.html" in pages
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    found: dict[str, list[str]] = {}
+    try:
+        for rel in pages:
+            open_page(page, base_url, rel)
+            page.add_script_tag(path=str(AXE))
+            for width, scheme in VARIANTS:
+                page.set_viewport_size({"width": width, "height": 900})
+                page.emulate_media(color_scheme=scheme)
+                where = f"{rel} at {width} px, {scheme}"
+                for problem in page.evaluate(AXE_RUN):
+                    found.setdefault(where, []).append(problem)
+                if scheme == "light" and not rel.startswith("print/"):   # print pages: laid out for paper
+                    found.update({f"{where}: text under 12 px": small}
+                                 if (small := page.evaluate(SMALL_TEXT)) else {})
+                    found.update({f"{where}: words broken across lines": broken}
+                                 if (broken := page.evaluate(BROKEN_WORDS)) else {})
+    finally:
+        context.close()
+    assert found == {}, "\n".join(f"{where}: {p}" for where, problems in found.items() for p in problems)
+
+
+def test_axe_does_find_a_violation(browser, base_url):
+    """The check above can fail: a page given a muted grey on white and an unlabelled field."""
+    context = browser.new_context()
+    page = context.new_page()
+    try:
+        page.goto(base_url + "glossary.html")
+        page.evaluate("""() => { const p = document.createElement('p');
+          p.textContent = 'grey on white'; p.style.color = '#bbb'; p.style.background = '#fff';
+          document.querySelector('article').append(p, document.createElement('input')); }""")
+        page.add_script_tag(path=str(AXE))
+        ids = {v.split(" ")[0] for v in page.evaluate(AXE_RUN)}
+        assert {"color-contrast", "label"} <= ids, ids
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------ the pages a reader meets first
+SMALL_TEXT = """() => {
+  const out = new Set();
+  const walk = document.createTreeWalker(document.body, NodeFilter.SHOW_TEXT);
+  while (walk.nextNode()) {
+    const el = walk.currentNode.parentElement;
+    if (!walk.currentNode.data.trim() || !el || el.closest('svg, script, style, noscript')) continue;
+    if (!el.getClientRects().length || getComputedStyle(el).visibility === 'hidden') continue;
+    const size = parseFloat(getComputedStyle(el).fontSize);
+    if (size < 11.95) out.add(el.tagName.toLowerCase() + '.' + el.className + ' ' + size + 'px: '
+                              + walk.currentNode.data.trim().slice(0, 30));
+  }
+  return [...out];
+}"""
+
+BROKEN_WORDS = """() => {
+  const out = [];
+  const walk = document.createTreeWalker(document.querySelector('article'), NodeFilter.SHOW_TEXT);
+  const range = document.createRange();
+  while (walk.nextNode()) {
+    const node = walk.currentNode, el = node.parentElement;
+    if (!el || el.closest('svg, pre, script, style') || !el.getClientRects().length) continue;
+    for (const m of node.data.matchAll(/[\\p{L}\\p{N}]+/gu)) {
+      if (m[0].length < 2) continue;
+      range.setStart(node, m.index);
+      range.setEnd(node, m.index + m[0].length);
+      const tops = new Set([...range.getClientRects()].filter(r => r.width > 0).map(r => Math.round(r.top)));
+      if (tops.size > 1) out.push(m[0] + ' in ' + el.tagName.toLowerCase() + '.' + el.className);
+    }
+  }
+  return out;
+}"""
+
+
+@pytest.mark.parametrize("width", (390, 1024, 1400))
+def test_the_first_pages_read_well_at_each_width(browser, base_url, shots, width):
+    """Screenshots NAME-WIDTH.png of the index, a topic, a revision, an example, the explorer
+    and the authoring guide, and what they must hold at that width."""
+    context = browser.new_context(viewport={"width": width, "height": 900})
+    page = context.new_page()
+    problems: dict[str, object] = {}
+    try:
+        for name, rel in SHOWN.items():
+            open_page(page, base_url, rel)
+            page.screenshot(path=str(shots / f"{name}-{width}.png"), full_page=False)
+            # navigation and search at the top: beside the page, or behind the menu button
+            if width < 1000:
+                button = page.locator("header.mobile-header label.nav-overlay-icon")
+                assert button.is_visible() and button.bounding_box()["y"] < 60, (rel, width)
+                search = page.locator("input.sidebar-search")
+                box = search.bounding_box()
+                assert box is None or box["x"] + box["width"] <= 0, (rel, width)   # not yet shown
+                button.click()
+                page.wait_for_function("document.querySelector('input.sidebar-search')"
+                                       ".getBoundingClientRect().left >= 0")
+                assert search.bounding_box()["y"] < 200, (rel, width)
+                page.locator("label.sidebar-overlay").click(position={"x": width - 20, "y": 400})
+            else:
+                assert page.locator("input.sidebar-search").bounding_box()["y"] < 200, (rel, width)
+            if page.evaluate("document.documentElement.scrollWidth") > width:
+                problems[f"{rel}: wider than the window"] = page.evaluate("document.documentElement.scrollWidth")
+            small = page.evaluate(SMALL_TEXT)
+            if small:
+                problems[f"{rel}: text under 12 px"] = small[:8]
+            broken = page.evaluate(BROKEN_WORDS)
+            if broken:
+                problems[f"{rel}: words broken across lines"] = broken[:8]
+    finally:
+        context.close()
+    assert problems == {}, problems
+
+
+def test_a_long_page_has_its_contents_at_the_top_on_a_phone(browser, base_url):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        page.goto(base_url + "revisions/REV.html")
+        assert page.evaluate("document.documentElement.scrollHeight") > 5 * 844
+        button = page.locator("header.mobile-header label.toc-overlay-icon")
+        assert button.is_visible() and button.bounding_box()["y"] < 60
+        button.click()
+        contents = page.locator("aside.toc-drawer .toc-tree ul ul a")   # the page's sections
+        contents.first.wait_for(state="visible")
+        assert contents.count() >= 5
+        target = contents.nth(2).get_attribute("href")
+        contents.nth(2).click()
+        page.wait_for_url("**" + target)
+    finally:
+        context.close()
+
+
+# ------------------------------------------------------------------ figures, dark mode, print
+LEGIBLE = """() => Math.min(...[...document.querySelectorAll('text')].map(t =>
+  parseFloat(getComputedStyle(t).fontSize) * t.getScreenCTM().a))"""
+
+
+def test_every_diagram_opens_full_size_with_legible_text(browser, base_url, site):
+    context = browser.new_context(viewport={"width": 390, "height": 844})
+    page = context.new_page()
+    try:
+        links = []
+        for rel in ("examples/rev-figure-1.html", "examples/db-first-spotting-step.html"):
+            page.goto(base_url + rel)
+            figures = page.locator("figure.hm-diagram")
+            assert figures.count() > 0
+            assert figures.count() == page.locator("figure.hm-diagram p.hm-full-size a").count()
+            assert page.evaluate(LEGIBLE) < 12     # fitted to a phone, the figure alone is too small
+            links += [page.evaluate("(a) => a.href", a) for a in
+                      page.locator("figure.hm-diagram p.hm-full-size a").element_handles()]
+        for href in links:
+            page.goto(href)
+            assert page.evaluate(LEGIBLE) >= 11.99, href
+        # every diagram of the site has its file, and no file is left from no diagram
+        figures = sorted(p.name for p in (site.out / "_figures").glob("*.svg"))
+        assert len(figures) >= 30
+    finally:
+        context.close()
+
+
+def test_dark_mode_follows_the_system_and_the_theme_button(browser, base_url):
+    background = "getComputedStyle(document.body).backgroundColor"
+    context = browser.new_context(viewport={"width": 1280, "height": 900}, color_scheme="dark")
+    page = context.new_page()
+    try:
+        page.goto(base_url + "topics/spotting.html")
+        dark = page.evaluate(background)
+        cell = page.locator("table.hm-harmony th.hm-rowhead").nth(1)
+        dark_cell = cell.evaluate("el => getComputedStyle(el).backgroundColor")
+        page.emulate_media(color_scheme="light")
+        assert page.evaluate(background) != dark
+        assert cell.evaluate("el => getComputedStyle(el).backgroundColor") != dark_cell
+        # the theme button overrides the system's choice, and the choice holds on the next page
+        button = page.locator(".content .theme-toggle").first
+        for _ in range(3):
+            if page.evaluate("document.body.dataset.theme") == "dark":
+                break
+            button.click()
+        assert page.evaluate(background) == dark
+        page.goto(base_url + "glossary.html")
+        assert page.evaluate(background) == dark
+    finally:
+        context.close()
+
+
+def test_print_has_margins_a_key_under_each_table_and_links_written_out(browser, base_url):
+    context = browser.new_context(viewport={"width": 1280, "height": 900})
+    page = context.new_page()
+    try:
+        page.goto(base_url + "topics/spotting.html")
+        key = page.locator("div.hm-scroll + p.hm-status-key")
+        assert key.count() == page.locator("table.hm-harmony").count() > 0
+        assert key.first.is_hidden()           # on screen the legend above the table says it
+        page.emulate_media(media="print")
+        for hidden in ("aside.sidebar-drawer", "aside.toc-drawer", "header.mobile-header",
+                       "fieldset.hm-chooser", "footer"):
+            assert page.locator(hidden).first.is_hidden(), hidden
+        assert key.first.is_visible()
+        text = key.first.inner_text().lower()
+        for word in ("nil", "not covered", "optional", "tournament"):
+            assert word in text
+        margins = page.evaluate("""() => [...document.styleSheets].flatMap(s => [...s.cssRules])
+          .filter(r => r instanceof CSSPageRule).map(r => r.style.marginLeft)""")
+        assert margins and all(m and m != "0px" for m in margins), margins
+        # a link to a file to download (or to another site) is written out after its text
+        page.goto(base_url + "rulebooks.html")
+        page.emulate_media(media="print")
+        pdf = page.locator("article a[href$='.pdf']").first
+        after = pdf.evaluate("a => getComputedStyle(a, '::after').content")
+        assert pdf.get_attribute("href") in after
+        inside = page.locator("article a[href$='.html']").first
+        assert inside.evaluate("a => getComputedStyle(a, '::after').content") == "none"
+    finally:
+        context.close()
