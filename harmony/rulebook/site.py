@@ -4,8 +4,11 @@ site with its size and number of pages.
 The links are written into the site's pages before Sphinx runs, so the size and the pages
 of each PDF must be known then: a rulebook whose HTML is the one printed last time (its hash
 is kept in the build cache with the size and pages of its PDF) is not printed again; any
-other is printed now, and the build writes the bytes later with the cards
-(``write_pdf_if_changed``, which skips a PDF whose HTML did not change).
+other is printed now (or taken from those ``harmony serve`` printed ahead,
+:mod:`harmony.site.printing`), and the build writes the bytes later with the cards
+(``write_pdf_if_changed``, which skips a PDF whose HTML did not change). A preview build
+does not even make the rulebooks' HTML: it links each rulebook with the size and pages
+of its last print.
 """
 from __future__ import annotations
 
@@ -14,6 +17,7 @@ import json
 from pathlib import Path
 
 from ..model import Model
+from ..site import printing
 from . import pdf_html, print_pdf
 from .collect import rulesets
 from .render import environment
@@ -41,43 +45,68 @@ def size_words(size: int) -> str:
     return f"{max(1, round(size / 1024))} KB"
 
 
-def _printed(key: str, html: str, cache: Path) -> tuple[dict, bytes | None]:
+def _last(key: str, cache: Path) -> tuple[dict | None, str]:
+    """The size and pages of ``key``'s last print (None if there was none) and the hash of
+    the HTML printed."""
+    try:
+        known = json.loads((cache / "rulebook" / f"{key}.json").read_text("utf-8"))
+        return {"pages": int(known["pages"]), "size": int(known["size"])}, str(known.get("sha256"))
+    except (OSError, ValueError, KeyError, TypeError):
+        return None, ""
+
+
+def _printed(key: str, html: str, cache: Path,
+             jobs: list[printing.Job] | None = None) -> tuple[dict | None, bytes | None]:
     """The size and pages of ``key``'s PDF (from the cache when this HTML was printed before,
-    else printed now: then its bytes too)."""
+    else printed now or by the printer ahead of the build: then its bytes too). With
+    ``jobs`` nothing is printed: the job goes there and the facts are those of the last
+    print (None if there was none)."""
     digest = hashlib.sha256(html.encode("utf-8")).hexdigest()
     stamp = cache / "rulebook" / f"{key}.json"
-    try:
-        known = json.loads(stamp.read_text("utf-8"))
-        if known.get("sha256") == digest:
-            return {"pages": int(known["pages"]), "size": int(known["size"])}, None
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
-    pdf, pages = print_pdf(html)
+    last, printed = _last(key, cache)
+    if last is not None and printed == digest:
+        return last, None
+    ahead = printing.find(cache, html)
+    if ahead is not None and ahead[1] is not None:
+        pdf, pages = ahead[0], ahead[1]
+    elif jobs is not None:
+        jobs.append(printing.Job("rulebook", html))
+        return last, None
+    else:
+        pdf, pages = print_pdf(html)
     facts = {"pages": pages, "size": len(pdf)}
     stamp.parent.mkdir(parents=True, exist_ok=True)
     stamp.write_text(json.dumps(dict(facts, sha256=digest), sort_keys=True), "utf-8")
     return facts, pdf
 
 
-def extras(model: Model, cache: Path) -> dict[str, dict]:
+def extras(model: Model, cache: Path, jobs: list[printing.Job] | None = None,
+           preview: bool = False) -> dict[str, dict]:
     """The site's extra page of rulebooks (``harmony build``): ``pdfs`` the PDFs to write
-    (file, HTML, the function that prints it), ``rulebooks`` what the pages link (by key:
-    file, title, pages, size in words); nothing when no ruleset states a rule."""
+    (file, HTML, the function that prints it, ``kind`` for :class:`printing.Job`),
+    ``rulebooks`` what the pages link (by key: file, title, pages, size in words); nothing
+    when no ruleset states a rule. ``jobs``: print nothing, list there what to print
+    (:func:`_printed`); ``preview``: make no rulebook, link each as last printed."""
     books: list[dict] = []
     pdfs: list[dict] = []
     for key in rulesets(model):
-        html = pdf_html(model, key)
-        facts, pdf = _printed(key, html, cache)
+        if preview:
+            facts, _ = _last(key, cache)
+        else:
+            html = pdf_html(model, key)
+            facts, pdf = _printed(key, html, cache, jobs)
 
-        def write(text: str, pdf: bytes | None = pdf) -> bytes:
-            return pdf if pdf is not None else print_pdf(text)[0]
+            def write(text: str, pdf: bytes | None = pdf) -> bytes:
+                return pdf if pdf is not None else print_pdf(text)[0]
 
+            pdfs.append({"file": pdf_file(key), "html": html, "write": write, "kind": "rulebook"})
         src = model.sources[key]
+        what = (f"PDF, {facts['pages']} pages, {size_words(facts['size'])}" if facts is not None
+                else "PDF, being printed")
         books.append({"key": key, "title": src.title, "file": pdf_file(key),
-                      "pages": facts["pages"], "size": size_words(facts["size"]),
-                      "label": f"{src.title}: the rulebook (PDF, {facts['pages']} pages, "
-                               f"{size_words(facts['size'])})"})
-        pdfs.append({"file": pdf_file(key), "html": html, "write": write})
+                      "pages": facts["pages"] if facts else "?",
+                      "size": size_words(facts["size"]) if facts else "?",
+                      "label": f"{src.title}: the rulebook ({what})"})
     if not books:
         return {}
     page = environment().get_template("index.html.j2").render(books=books)

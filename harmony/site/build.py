@@ -21,6 +21,13 @@ A build never leaves the output torn or stale:
 * a staged source whose bytes differ from those of the last finished build is
   given a new time, so Sphinx re-reads by content, not by file time.
 
+A preview build (``preview=True``, what ``harmony serve`` runs after an edit) is the
+same but for what takes seconds and no page shows: it writes no PDF (each stays as last
+printed, linked with its size and pages then) and leaves the explorer's bundle as the
+last build made it. :func:`print_jobs` lists what a full build would print, for
+:mod:`harmony.site.printing` to print ahead of it; a full build then finishes the site,
+taking what the printer printed.
+
 The output is only ever a folder harmony may write (:func:`harmony.outdir.folder`:
 missing, empty, or a site harmony built, which carries the stamp file
 :data:`harmony.outdir.SITE_STAMP`); anything else is refused before the build starts.
@@ -34,7 +41,6 @@ import errno
 import fcntl
 import gc
 import hashlib
-import io
 import json
 import os
 import re
@@ -52,7 +58,7 @@ from .. import outdir
 from ..diagnostics import Report
 from ..trust import Trust
 from ..rulebook import site as rulebook_site
-from . import explorer, generate
+from . import explorer, generate, printing, sphinxapp
 
 CACHE = outdir.SITE_CACHE
 #: in the cache: present while Sphinx writes, so a killed build is noticed
@@ -91,6 +97,11 @@ class BuildResult:
     phases: dict[str, float] = field(default_factory=dict)
     #: one line on the explorer's bundle: what was bundled, or how to bundle it
     explorer: str = ""
+    #: a preview build (no PDF written, the explorer's bundle left): not the site a full
+    #: build makes
+    preview: bool = False
+    #: the rules, checked
+    model: object = None
 
     @property
     def index(self) -> Path:
@@ -123,15 +134,23 @@ def write_if_changed(path: Path, data: bytes) -> bool:
     return True
 
 
-def write_pdf_if_changed(pdf: dict, out: Path, cache: Path) -> bool:
-    """Print ``pdf["html"]`` to ``out / pdf["file"]`` unless the same HTML was printed there
-    last time (a hash of it is kept in the cache): printing is the slow part."""
+def _pdf_stamp(pdf: dict, out: Path, cache: Path) -> tuple[Path, Path, str, bool]:
+    """Where ``pdf`` goes, its stamp, the hash of its HTML, and whether the PDF there is of it."""
     target = out / pdf["file"]
     stamp = cache / "pdf" / (pdf["file"].replace("/", "__") + ".sha256")
     key = hashlib.sha256(pdf["html"].encode("utf-8")).hexdigest()
-    if target.is_file() and stamp.is_file() and stamp.read_text("ascii") == key:
+    return target, stamp, key, target.is_file() and stamp.is_file() and stamp.read_text("ascii") == key
+
+
+def write_pdf_if_changed(pdf: dict, out: Path, cache: Path) -> bool:
+    """Print ``pdf["html"]`` to ``out / pdf["file"]`` unless the same HTML was printed there
+    last time (a hash of it is kept in the cache): printing is the slow part. A PDF the
+    printer printed ahead (:func:`printing.find`) is taken as it is."""
+    target, stamp, key, current = _pdf_stamp(pdf, out, cache)
+    if current:
         return False
-    changed = write_if_changed(target, pdf["write"](pdf["html"]))
+    ahead = printing.find(cache, pdf["html"])
+    changed = write_if_changed(target, ahead[0] if ahead is not None else pdf["write"](pdf["html"]))
     write_if_changed(stamp, key.encode("ascii"))
     return changed
 
@@ -318,11 +337,14 @@ def _no_space_in(warnings: str) -> None:
 
 def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
                site_dir: Path = generate.SITE, cache: str | os.PathLike | None = None,
-               trust: Trust | None = None) -> BuildResult:
+               trust: Trust | None = None, preview: bool = False, keep: bool = False) -> BuildResult:
     """Build the site of ``rules`` into ``out``; raises :class:`BuildError` on rule errors.
 
     ``cache`` defaults to :func:`cache_dir` of ``out``; ``trust`` (default: as the
-    environment says, :meth:`Trust.of`) whether the clause examples may run.
+    environment says, :meth:`Trust.of`) whether the clause examples may run; ``preview``:
+    print no PDF and leave the explorer's bundle (see the module's notes); ``keep``: keep
+    Sphinx's application for the next build of this output in this process
+    (:mod:`.sphinxapp`), and use the one kept by the last.
     """
     start = time.perf_counter()
     given = out
@@ -340,47 +362,30 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
             recover(out)
             remove_leftovers(out)
             outdir.folder(out, "site", "--out", rules)   # again, now that no one else writes it
-            return _build(model, out, cache_path, status, site_dir, start, rules, trust)
+            return _build(model, out, cache_path, status, site_dir, start, rules, trust, preview, keep)
 
 
-def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
-           rules, trust: Trust | None = None) -> BuildResult:
-    from sphinx.application import Sphinx
-    from sphinx.util.console import nocolor
-    from sphinx.util.docutils import docutils_namespace, patch_docutils
+def _pdfs(page: dict) -> list[dict]:
+    return ([page["pdf"]] if page.get("pdf") else []) + page.get("pdfs", [])
 
-    checked = time.perf_counter()
-    html = cache / "html"
-    mark = cache / UNFINISHED
-    if mark.exists():   # the last build was killed while writing: trust nothing it left
-        for sub in ("html", "doctrees"):
-            shutil.rmtree(cache / sub, ignore_errors=True)
+
+def print_jobs(model, cache: Path) -> list[printing.Job]:
+    """What a full build of ``model`` into the cache ``cache`` would print now: each PDF
+    whose HTML is not the one printed last, nor printed ahead (:mod:`.printing`)."""
+    jobs: list[printing.Job] = []
     extras = generate.extra_pages(model)
-    extras.update(rulebook_site.extras(model, cache))   # print/KEY-rulebook.pdf, linked
-    files = generate.pages(model, site_dir, extras, trust)
-    staged = generate.stage(files, cache / "src", site_dir, model)
-    _touch_changed(cache / "src", cache / "src-hashes.json")
-    generated = time.perf_counter()
-    nocolor()
-    warnings = io.StringIO()
-    result = BuildResult(out=out, staged=staged)
-    mark.write_text("a build started and did not finish\n", encoding="utf-8")
-    with patch_docutils(site_dir), docutils_namespace(), _default_collection():
-        app = Sphinx(str(cache / "src"), str(site_dir), str(html), str(cache / "doctrees"), "html",
-                     confoverrides=generate.conf_overrides(model), status=status, warning=warnings, freshenv=False,
-                     keep_going=True)
-        app.connect("html-page-context", lambda _a, pagename, *_r: result.written.append(pagename))
-        app.connect("env-before-read-docs", lambda _a, _e, docnames: result.read.extend(sorted(docnames)))
-        app.connect("html-collect-pages", _drop_empty_search_terms)
-        app.build(force_all=False)
-    built = time.perf_counter()
-    _no_space_in(warnings.getvalue())
-    for name, page in sorted(extras.items()):
-        if write_if_changed(html / page["file"], page["html"].encode("utf-8")):
-            result.extras.append(page["file"])
-        for pdf in ([page["pdf"]] if page.get("pdf") else []) + page.get("pdfs", []):
-            if write_pdf_if_changed(pdf, html, cache):
-                result.extras.append(pdf["file"])
+    extras.update(rulebook_site.extras(model, cache, jobs))
+    for page in extras.values():
+        for pdf in _pdfs(page):
+            job = printing.Job(pdf["kind"], pdf["html"])
+            if job not in jobs and not _pdf_stamp(pdf, cache / "html", cache)[3] \
+                    and printing.find(cache, pdf["html"]) is None:
+                jobs.append(job)
+    return jobs
+
+
+def _bundle(model, rules, cache: Path, html: Path, result: BuildResult) -> None:
+    """Write the explorer's bundle into ``html`` (and remove what it no longer holds)."""
     bundle = explorer.plan(model, rules, cache=cache)
     result.explorer = bundle.note
     for name, data in sorted(bundle.files.items()):
@@ -392,11 +397,55 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
         for stale in sorted((html / explorer.FOLDER).iterdir()):
             if stale.name not in bundle.files:
                 stale.unlink()
+
+
+def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
+           rules, trust: Trust | None = None, preview: bool = False, keep: bool = False) -> BuildResult:
+    from sphinx.util.console import nocolor
+
+    checked = time.perf_counter()
+    html = cache / "html"
+    mark = cache / UNFINISHED
+    if mark.exists():   # the last build was killed while writing: trust nothing it left
+        sphinxapp.forget(cache)
+        for sub in ("html", "doctrees"):
+            shutil.rmtree(cache / sub, ignore_errors=True)
+    extras = generate.extra_pages(model)
+    extras.update(rulebook_site.extras(model, cache, preview=preview))   # print/KEY-rulebook.pdf, linked
+    files = generate.pages(model, site_dir, extras, trust)
+    staged = generate.stage(files, cache / "src", site_dir, model)
+    _touch_changed(cache / "src", cache / "src-hashes.json")
+    generated = time.perf_counter()
+    nocolor()
+    result = BuildResult(out=out, staged=staged, preview=preview, model=model)
+    mark.write_text("a build started and did not finish\n", encoding="utf-8")
+    with _default_collection(), sphinxapp.application(cache, site_dir, generate.conf_overrides(model), status,
+                                                      keep) as (app, warnings):
+        listeners = [
+            app.connect("html-page-context", lambda _a, pagename, *_r: result.written.append(pagename)),
+            app.connect("env-before-read-docs", lambda _a, _e, docnames: result.read.extend(sorted(docnames))),
+            app.connect("html-collect-pages", _drop_empty_search_terms)]
+        try:
+            app.build(force_all=False)
+        finally:
+            for listener in listeners:
+                app.disconnect(listener)
+        warned = warnings.getvalue()
+    built = time.perf_counter()
+    _no_space_in(warned)
+    for name, page in sorted(extras.items()):
+        if write_if_changed(html / page["file"], page["html"].encode("utf-8")):
+            result.extras.append(page["file"])
+        for pdf in _pdfs(page) if not preview else []:
+            if write_pdf_if_changed(pdf, html, cache):
+                result.extras.append(pdf["file"])
+    if not preview:     # (a preview leaves the bundle as the last full build made it)
+        _bundle(model, rules, cache, html, result)
     outdir.stamp(html, "site")
     _write_manifest(cache / "src", cache / "src-hashes.json")
     mark.unlink()
     publish(html, out)
-    result.warnings = sphinx_warnings(warnings.getvalue(), cache / "src", site_dir,
+    result.warnings = sphinx_warnings(warned, cache / "src", site_dir,
                                       generate.hand_pages(model, site_dir))
     result.seconds = time.perf_counter() - start
     result.phases = {"load and check": checked - start, "generate": generated - checked,

@@ -97,8 +97,10 @@ def data(value) -> str:
 
 
 @functools.cache
+@functools.cache
 def environment() -> jinja2.Environment:
-    """The Jinja2 environment of the site's templates (made once per process)."""
+    """The Jinja2 environment of the site's templates (made once per process: it compiles
+    each template once, and again only when its file changes)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=False,
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                              trim_blocks=True, lstrip_blocks=True)
@@ -295,7 +297,7 @@ def extra_pages(model: Model) -> dict[str, dict]:
         printed = []
     if printed:
         out["cards"]["pdf"] = {"file": "print/harmony-cards.pdf", "html": text_only(html),
-                               "write": cards.write_pdf}
+                               "write": cards.write_pdf, "kind": "cards"}
     return out
 
 
