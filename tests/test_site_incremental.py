@@ -143,3 +143,54 @@ def test_a_title_edit_leaves_no_page_with_the_old_title(tmp_path, rules_copy):
     assert with_old(now) == with_old(clean) == []
     assert now.keys() == clean.keys()
     assert [rel for rel in now if now[rel] != clean[rel]] == []
+
+
+# ------------------------------------------------------------------ preview builds (harmony serve)
+def test_a_preview_prints_nothing_and_the_full_build_takes_what_was_printed_ahead(tmp_path, monkeypatch):
+    """A preview build after an edit writes the page but no PDF (nor the explorer's bundle)
+    and links the rulebooks as last printed; print_jobs names what a full build would
+    print; once printed ahead (as serve's printer does), the full build prints nothing
+    and its site is byte for byte a fresh build's."""
+    import subprocess
+    import sys
+
+    import harmony.cards
+    from harmony.rulebook import site as rulebook_site
+    from harmony.site import printing
+    from harmony.site.build import cache_dir, print_jobs
+    monkeypatch.setenv("HARMONY_PYODIDE", "")
+    rules = tmp_path / "rules"
+    made = subprocess.run([sys.executable, "-m", "harmony", "init", str(rules)], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    out = tmp_path / "out"
+    build_site(rules, out, keep=True)
+    pdfs = {p: p.read_bytes() for p in sorted(out.rglob("*.pdf"))}
+    assert len(pdfs) >= 2
+    rulebooks = (out / "print" / "rulebooks.html").read_text("utf-8")
+
+    spotting = rules / "spotting.yaml"
+    text = spotting.read_text("utf-8").replace("may be fired on only while", "may be shot at only while", 1)
+    spotting.write_text(text.replace("only while one of your", "only when one of your", 1), "utf-8")   # a card
+    printed: list[str] = []
+    real_rulebook, real_cards = rulebook_site.print_pdf, harmony.cards.write_pdf
+    monkeypatch.setattr(rulebook_site, "print_pdf", lambda html: printed.append("rulebook") or real_rulebook(html))
+    monkeypatch.setattr(harmony.cards, "write_pdf", lambda html: printed.append("cards") or real_cards(html))
+    preview = build_site(rules, out, preview=True, keep=True)
+    assert preview.preview and printed == []
+    assert "may be shot at only while" in (out / "topics" / "spotting.html").read_text("utf-8")
+    assert {p: p.read_bytes() for p in sorted(out.rglob("*.pdf"))} == pdfs      # as last printed
+    assert (out / "print" / "rulebooks.html").read_text("utf-8") == rulebooks
+
+    cache = cache_dir(out)
+    jobs = print_jobs(preview.model, cache)
+    assert {j.kind for j in jobs} == {"rulebook", "cards"} and printed == []
+    printing.run(cache, jobs)                     # (in the serve, a child process)
+    assert all(printing.find(cache, j.html) is not None for j in jobs)
+    printed.clear()
+    full = build_site(rules, out, keep=True)
+    assert not full.preview and printed == [] and print_jobs(full.model, cache) == []
+    fresh = build_site(rules, tmp_path / "fresh")
+    fa, fb = site_files(out), site_files(fresh.out)
+    assert fa.keys() == fb.keys()
+    assert [rel for rel in fa if not filecmp.cmp(fa[rel], fb[rel], shallow=False)] == []
+    assert {p.name for p in out.rglob("*.pdf")} == {p.name for p in pdfs}
