@@ -108,7 +108,7 @@ class Watcher:
 
     def _run(self) -> None:
         import watchfiles
-        polling = False
+        polling, said = False, set()
         while not self._stop.is_set():
             try:
                 for batch in watchfiles.watch(*roots(self.rules), watch_filter=self._keep, step=STEP_MS,
@@ -118,9 +118,12 @@ class Watcher:
                     self.changes.put({Path(p) for _, p in batch})
                 return
             except Exception as e:    # the system's limit of watches, a folder gone ...
-                print(f"harmony serve: cannot watch the files for changes ({type(e).__name__}: {e}); "
-                      + ("trying again" if polling else "looking at them every 0.3 s instead"),
-                      file=self.err or sys.stderr, flush=True)
+                why = f"{type(e).__name__}: {e}"
+                if why not in said:       # once, not every second
+                    said.add(why)
+                    print(f"harmony serve: cannot watch the files for changes ({why}); "
+                          + ("trying again every second" if polling else "looking at them every 0.3 s instead"),
+                          file=self.err or sys.stderr, flush=True)
                 polling = True
                 self.changes.put(set())          # (a change may have been missed meanwhile)
                 self._stop.wait(1.0)
