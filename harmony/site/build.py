@@ -22,11 +22,11 @@ A build never leaves the output torn or stale:
   given a new time, so Sphinx re-reads by content, not by file time.
 
 A preview build (``preview=True``, what ``harmony serve`` runs after an edit) is the
-same but for what takes seconds and no page shows: it writes no PDF (each stays as last
-printed, linked with its size and pages then) and leaves the explorer's bundle as the
-last build made it. :func:`print_jobs` lists what a full build would print, for
-:mod:`harmony.site.printing` to print ahead of it; a full build then finishes the site,
-taking what the printer printed.
+same but for what takes long and shows the edit least: it writes no PDF (each stays as
+last printed, linked with its size and pages then) and leaves the explorer's bundle and
+the rule coverage page (:data:`generate.PREVIEW_LEAVES`) as the last build made them.
+:func:`print_jobs` lists what a full build would print, for :mod:`harmony.site.printing`
+to print ahead of it; a full build then finishes the site, taking what was printed.
 
 The output is only ever a folder harmony may write (:func:`harmony.outdir.folder`:
 missing, empty, or a site harmony built, which carries the stamp file
@@ -35,6 +35,7 @@ A full disk is one line (:class:`harmony.outdir.WriteFailed`).
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
@@ -288,13 +289,17 @@ def _write_manifest(src: Path, manifest: Path) -> None:
 
 
 @contextmanager
-def _default_collection() -> Iterator[None]:
+def _default_collection(full: bool = True) -> Iterator[None]:
     """Python's own collector thresholds for the while: a command runs with seldom
     collections (:data:`harmony.cli.COLLECTOR_THRESHOLDS`), right for a model, which makes
     little cyclic garbage; Sphinx's doctrees are cycles (every node knows its parent), and
-    left to seldom collections a 930-clause build peaked at 1.26 GB instead of 0.9 GB."""
+    left to seldom collections a 930-clause build peaked at 1.26 GB instead of 0.9 GB.
+    Not ``full``: the young garbage is collected as often, the whole heap a tenth as often
+    (about once in ten builds: a preview's caller collects once the edits stop; in
+    ``harmony serve``, whose process holds Sphinx's application as well, a full collection
+    took a fifth of a one-line edit's rebuild)."""
     was = gc.get_threshold()
-    gc.set_threshold(700, 10, 10)
+    gc.set_threshold(700, 10, 10 if full else 100)
     try:
         yield
     finally:
@@ -412,21 +417,26 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
             shutil.rmtree(cache / sub, ignore_errors=True)
     extras = generate.extra_pages(model)
     extras.update(rulebook_site.extras(model, cache, preview=preview))   # print/KEY-rulebook.pdf, linked
-    files = generate.pages(model, site_dir, extras, trust)
+    files = generate.pages(model, site_dir, extras, trust, generate.PREVIEW_LEAVES if preview else frozenset())
+    for name in generate.PREVIEW_LEAVES if preview else ():    # as the last build staged it
+        if (cache / "src" / name).is_file():
+            files[name] = (cache / "src" / name).read_text("utf-8")
     staged = generate.stage(files, cache / "src", site_dir, model)
     _touch_changed(cache / "src", cache / "src-hashes.json")
     generated = time.perf_counter()
     nocolor()
     result = BuildResult(out=out, staged=staged, preview=preview, model=model)
     mark.write_text("a build started and did not finish\n", encoding="utf-8")
-    with _default_collection(), sphinxapp.application(cache, site_dir, generate.conf_overrides(model), status,
-                                                      keep) as (app, warnings):
+    overrides = generate.conf_overrides(model)
+    with _default_collection(full=not preview), \
+            sphinxapp.application(cache, site_dir, overrides, status, keep) as (app, warnings):
         listeners = [
             app.connect("html-page-context", lambda _a, pagename, *_r: result.written.append(pagename)),
             app.connect("env-before-read-docs", lambda _a, _e, docnames: result.read.extend(sorted(docnames))),
             app.connect("html-collect-pages", _drop_empty_search_terms)]
         try:
-            app.build(force_all=False)
+            with sphinxapp.parents_when_needed(app) if preview else contextlib.nullcontext():
+                app.build(force_all=False)
         finally:
             for listener in listeners:
                 app.disconnect(listener)

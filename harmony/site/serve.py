@@ -29,6 +29,7 @@ every stream is closed when the server stops.
 from __future__ import annotations
 
 import errno
+import gc
 import http.server
 import io
 import queue
@@ -284,6 +285,12 @@ class PreviewServer:
     still silent after :data:`EVICT_AFTER` seconds is closed to let a new one in (else new ones
     wait in the system's queue): a flood of idle connections cannot shut out a browser.
     A client that hangs up while it is answered is forgotten without a word.
+
+    A page's event stream (:data:`EVENTS_PATH`) holds a worker only while its head is
+    written; then the reading thread keeps it (:meth:`_take_streams`), tells it of each new
+    build state (:meth:`tell`) and sends without blocking. At most :attr:`max_streams` are
+    open (503 past it); one whose client reads nothing is closed once :data:`MAX_PENDING`
+    bytes wait for it, one whose client hangs up at once, and all of them on :meth:`stop`.
     """
 
     def __init__(self, sock: socket.socket, directory: Path, state: BuildState,
@@ -672,7 +679,7 @@ def build_once(rules: Path, out: Path, out_stream=None, err=None, state: BuildSt
 
 #: seconds without an edit after which the PDFs a preview left are printed and the site is
 #: finished by a full build
-SETTLE = 1.0
+SETTLE = 2.0
 
 
 class _Editing:
@@ -732,6 +739,7 @@ class _Editing:
                 return
             self.build(preview=False)
         elif self.unfinished is not None and time.monotonic() - self.since >= SETTLE:
+            gc.collect()                   # (the previews leave the full collections: see build.py)
             try:
                 jobs = print_jobs(self.unfinished.model, self.cache)
             except Exception as e:         # it would fail the full build too: say why
