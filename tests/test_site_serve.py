@@ -634,3 +634,48 @@ def test_the_watcher_and_the_streams_stop_when_serve_does(starter, tmp_path, mon
     stream.close()
     with pytest.raises(OSError):
         socket.create_connection(("127.0.0.1", port_of(url)), timeout=5)
+
+
+def test_in_a_browser_the_page_reloads_itself_where_it_was_and_shows_a_broken_edit_over_it(starter, tmp_path,
+                                                                                        browser):
+    """Headless Chromium on a served page: an edit reloads the page by itself and keeps the
+    reader's row where it was in the window; an edit that breaks the file shows the problems
+    over the page (no reload: the last good page stays) and fixing it clears them."""
+    rules = tmp_path / "rules"
+    subprocess.run(["cp", "-r", str(starter), str(rules)], check=True)
+    spotting = rules / "spotting.yaml"
+    good = spotting.read_text("utf-8")
+    assert good.count("may be fired on only while") == 1
+    with serving(rules, tmp_path, env_extra=NO_BUNDLE) as server:
+        settled(server.url)
+        context = browser.new_context(viewport={"width": 1000, "height": 500})
+        page = context.new_page()
+        page.goto(server.url + "topics/spotting.html")
+        row = page.evaluate("() => { const all = [...document.querySelectorAll('tr[id]')];"
+                            " return all[all.length - 1].id; }")
+        page.evaluate("id => { document.getElementById(id).scrollIntoView(); window.scrollBy(0, -120); }", row)
+        top = "id => Math.round(document.getElementById(id).getBoundingClientRect().top)"
+        before = page.evaluate(top, row)
+        page.evaluate("() => { window.notReloaded = true; }")
+
+        spotting.write_text(good.replace("may be fired on only while", "may be fired on (live) only while"), "utf-8")
+        page.wait_for_function("() => document.body.textContent.includes('may be fired on (live)')", timeout=120_000)
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(300)
+        assert page.evaluate("() => window.notReloaded === undefined")       # it reloaded itself
+        assert abs(page.evaluate(top, row) - before) <= 2
+
+        page.evaluate("() => { window.notReloaded = true; }")
+        spotting.write_text(good.replace("text: A unit in", "text: [A unit in", 1), "utf-8")
+        overlay = page.locator("#harmony-serve-error")
+        overlay.wait_for(state="visible", timeout=120_000)
+        assert "The last rebuild failed" in overlay.inner_text()
+        assert re.search(r"spotting\.yaml:\d+:\d+: error: ", overlay.inner_text())
+        assert page.evaluate("() => window.notReloaded") is True               # the last good page stays
+        assert "may be fired on (live)" in page.evaluate("() => document.body.textContent")
+
+        spotting.write_text(good, "utf-8")
+        overlay.wait_for(state="detached", timeout=120_000)
+        page.wait_for_function("() => !document.body.textContent.includes('may be fired on (live)')",
+                               timeout=120_000)
+        context.close()
