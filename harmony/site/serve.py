@@ -782,7 +782,7 @@ def serve(rules: Path, out: Path, port: int = 8000, interval: float = 0.5,
     is taken before the first build: a port in use is a :class:`~harmony.usage.UsageError` and
     nothing is built. (``interval`` is no longer used: changes are watched, not polled.)"""
     stop = stop or threading.Event()
-    rules, out = Path(rules).resolve(), Path(out).resolve()
+    rules, out = Path(rules).absolute(), Path(out).absolute()
     sock = listen(port)
     changes: queue.Queue = queue.Queue()
     # watching starts before the first build, so an edit made while it runs is rebuilt
