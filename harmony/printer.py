@@ -301,6 +301,7 @@ class Printer:
                 if not w.done and w.process.sentinel in ready:
                     self._hear(w)   # what it said just before it ended
                     if not w.done:
+                        w.process.join(timeout=5)   # its end is seen a moment before its status
                         what = self.jobs[w.doing].file if w.doing is not None else "the PDFs"
                         self._fail(PrintFailed(f"the process printing {what} stopped "
                                                f"({_how(w.process.exitcode)})"))

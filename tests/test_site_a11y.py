@@ -4,8 +4,8 @@
   no violation on any page of the built site, at 390 and 1280 px, in light and dark mode;
 * on the pages a reader meets first, at 390, 1024 and 1400 px: navigation and search at the
   top, no page wider than the window, no text under 12 px, no word broken across two lines;
-  a screenshot of each is written to ``$HARMONY_SCREENSHOTS`` (else ``_screenshots/``
-  beside the built site), for a reviewer to look at;
+  a screenshot of each is written to ``$HARMONY_SCREENSHOTS`` (else ``build/screenshots/``
+  of the checkout, which git ignores), for a reviewer to look at;
 * each diagram opens full size at a size whose smallest text is 12 px;
 * dark mode follows the system and the theme button; print has margins and a key.
 
@@ -46,7 +46,7 @@ def base_url(site):
 
 @pytest.fixture(scope="module")
 def shots(site) -> Path:
-    folder = Path(os.environ.get("HARMONY_SCREENSHOTS") or site.out / "_screenshots")
+    folder = Path(os.environ.get("HARMONY_SCREENSHOTS") or ROOT / "build" / "screenshots")
     folder.mkdir(parents=True, exist_ok=True)
     return folder
 
@@ -154,6 +154,8 @@ BROKEN_WORDS = """() => {
 
 @pytest.mark.parametrize("width", (390, 1024, 1400))
 def test_the_first_pages_read_well_at_each_width(browser, base_url, shots, width):
+    """Screenshots NAME-WIDTH.png of the index, a topic, a revision, an example, the explorer
+    and the authoring guide, and what they must hold at that width."""
     context = browser.new_context(viewport={"width": width, "height": 900})
     page = context.new_page()
     problems: dict[str, object] = {}
