@@ -1,5 +1,5 @@
-"""The site's PDFs (the rule cards, every ruleset's rulebook), printed in processes of their
-own while Sphinx builds the pages.
+"""PDFs printed in processes of their own: ``harmony build`` prints the site's (the rule cards,
+every ruleset's rulebook) while Sphinx builds the pages.
 
 A :class:`Job` names a PDF of the site and how to make it: its HTML (made in the printing
 process) and the function that prints that HTML with WeasyPrint. :class:`Printer` forks its

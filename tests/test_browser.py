@@ -91,13 +91,22 @@ def test_the_chooser_hides_and_shows_a_rulebook(page, base_url, shots, model):
         assert page.locator(f'table.hm-harmony td[data-col="{key}"]').first.is_visible()
 
 
+def landed(page, anchor: str) -> float:
+    """The top of the element ``anchor`` names, once the page has scrolled to it (the theme
+    scrolls smoothly: the row comes into view over a few frames, not at once); a page that
+    never brings it into view fails here."""
+    page.wait_for_function("(id) => { const t = document.getElementById(id).getBoundingClientRect().top;"
+                           " return t >= 0 && t < 900; }", arg=anchor, timeout=10_000)
+    return page.evaluate("(id) => document.getElementById(id).getBoundingClientRect().top", anchor)
+
+
 def test_a_permalink_lands_on_its_clause(page, base_url, model):
     topic = max(model.topics_in_order(), key=lambda t: len(model.clauses_of(t.id)))
     clause = model.clauses_of(topic.id)[-1]
     page.goto(f"{base_url}topics/{topic.id}.html#{clause.id}")
     row = page.locator(f'[id="{clause.id}"]')
     assert row.count() == 1
-    top = page.evaluate(f"document.getElementById({clause.id!r}).getBoundingClientRect().top")
+    top = landed(page, clause.id)
     assert 0 <= top < 900
     assert page.evaluate("window.scrollY") > 0
 
@@ -195,7 +204,7 @@ def test_search_for_a_clause_id_opens_its_row(page, base_url, shots):
     page.wait_for_url("**/topics/spotting.html#spotting.recording")
     row = page.locator('tr.hm-row[id="spotting.recording"]')
     assert row.count() == 1
-    top = page.evaluate("document.getElementById('spotting.recording').getBoundingClientRect().top")
+    top = landed(page, "spotting.recording")
     assert 0 <= top < 900
     assert page.evaluate("document.querySelector(':target') === document.getElementById('spotting.recording')")
     page.screenshot(path=str(shots / "search-landed.png"), full_page=False)

@@ -30,7 +30,7 @@ from harmony.yamltree import walk
 
 REPO = Path(__file__).resolve().parent.parent
 RULES = REPO / "rules_data"
-ACTIONS = ("move", "fire", "end", "orders")
+ACTIONS = ("move", "fire", "end", "orders", "unload")
 
 
 @pytest.fixture(scope="module")

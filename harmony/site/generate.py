@@ -115,8 +115,11 @@ def scenario_view(model: Model, sid: str) -> dict:
     rulesets = list(d.get("rulesets") or [])
     doc = views.scenario_doc(sid)
     result = game.played(model, sid)
-    played_by = game.scenario_game(model, sc)
-    drawn = played_by.draw(sc, result) if played_by.draw is not None else {}
+    try:
+        played_by: game.Game | None = game.scenario_game(model, sc)
+    except game.GameError:   # not loaded (--untrusted) or unknown: check has said so; no board
+        played_by = None
+    drawn = played_by.draw(sc, result) if played_by is not None and played_by.draw is not None else {}
     view = {"id": sid, "doc": doc, "title": sc.title,
             "summary": d.get("summary"), "isolates": d.get("isolates"),
             "cite": views.cite_view(model, _cite(d["cite"])) if isinstance(d.get("cite"), dict) else None,
@@ -129,7 +132,7 @@ def scenario_view(model: Model, sid: str) -> dict:
     view["matrix"] = outcome_matrix(model, result)
     # the explorer page is at the site's root: relative to this page
     view["explorer"] = ("../" * doc.count("/") + played_by.explorer.link_of(model, sid)
-                        if played_by.explorer is not None else None)
+                        if played_by is not None and played_by.explorer is not None else None)
     return view
 
 

@@ -17,14 +17,15 @@
       "table.hm-harmony [data-col=\"" + col + "\"], table.hm-outcomes [data-col=\"" + col + "\"]");
   }
   function respread() {
-    /* a row spanning the table (questions and answers) spans the columns still shown:
+    /* a row spanning the table (questions and answers, a clause's examples) spans the
+       columns still shown:
        a fixed-layout table would otherwise keep room for the hidden ones */
     document.querySelectorAll("table.hm-harmony").forEach(function (table) {
       var head = table.querySelector("thead tr");
       if (!head) { return; }
       var shown = 0;
       head.querySelectorAll("th").forEach(function (th) { if (!th.hidden) { shown += 1; } });
-      table.querySelectorAll("td.hm-qa").forEach(function (td) { td.colSpan = Math.max(shown, 1); });
+      table.querySelectorAll("td.hm-qa, td.hm-examples").forEach(function (td) { td.colSpan = Math.max(shown, 1); });
     });
   }
   function show(col, visible) {

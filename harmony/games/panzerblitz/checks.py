@@ -10,7 +10,7 @@ from harmony.diagnostics import Report
 from harmony.model import Model, Scenario
 from .hexgrid import Hex, adjacent
 from .los import has_los
-from .steps import End, Fire, Move, Orders, Spotted, Word, steps_of
+from .steps import End, Fire, Move, Orders, Spotted, Unload, Word, steps_of
 from .terrain import HexMap, MapError
 
 
@@ -143,6 +143,23 @@ def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
             return None
 
     where = {uid: u["at"] for uid, u in units.items()}
+    #: transport -> the units it carries as the steps go (those of the set-up, until unloaded)
+    aboard: dict[str, list[str]] = {}
+    for uid, u in units.items():
+        if u.get("loaded-in") in units:
+            aboard.setdefault(u["loaded-in"], []).append(uid)
+
+    def carried_along(carrier: str) -> None:
+        for c in aboard.get(carrier, []):
+            where[c] = where.get(carrier)
+
+    def unloads(w: Word, surely: bool = True) -> None:
+        """``w`` unloads; ``surely``: its units are off it afterwards (a referee may refuse
+        blind orders' unloading, so after those the steps do not know)."""
+        if w in units and not (aboard.pop(w, None) if surely else aboard.get(w)):
+            err(w.pos, f"unloads {w}, which carries no unit by then (the units' loaded-in says "
+                "what each transport carries at the start)", "scenario-unload")
+
     side, phase = d["start"]["side"], d["start"]["phase"]
     order_of_sides = [side] + [u["side"] for u in units.values()]
     order_of_sides = list(dict.fromkeys(order_of_sides))
@@ -165,6 +182,7 @@ def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
                         err(mv.path[0].pos, f"hex {mv.path[0]} is not adjacent to {before}, the hex "
                             f"{mv.unit} moves from", "scenario-path")
                 where[mv.unit] = mv.path[-1]
+                carried_along(mv.unit)
                 if mv.overrun is not None:
                     unit(mv.overrun)
                 for a in mv.attacks:
@@ -182,6 +200,16 @@ def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
                         "movement phase (end the phase first)", "scenario-order")
                 for order in o.orders:
                     _check_order(order, units, where, side, hexmap, unit, hex_, err)
+                    carried_along(order.unit)
+                for order in o.orders:
+                    if order.unload:
+                        unloads(order.unit, surely=False)
+            case Unload() as ul:
+                unit(ul.unit)
+                if phase != "movement":
+                    err(ul.pos, f"unloads {ul.unit} in the {side} {phase} phase; units unload in "
+                        "the movement phase (end the phase first)", "scenario-unload")
+                unloads(ul.unit)
             case End() as end if end.what == "turn" or phase == "movement":
                 side = order_of_sides[(order_of_sides.index(side) + 1) % len(order_of_sides)]
                 phase = "fire"
