@@ -119,18 +119,28 @@ def remove_temporaries(store: Path) -> list[Path]:
     return removed
 
 
+def current(store: Path, file: str, html: str) -> Printed | None:
+    """The facts of ``file`` if the store holds its PDF printed from ``html``, else None."""
+    digest = hashlib.sha256(html.encode("utf-8")).hexdigest()
+    pdf = stored(store, file)
+    try:
+        known = json.loads(_facts_path(pdf).read_text("utf-8"))
+        if known["sha256"] == digest and pdf.stat().st_size == int(known["size"]):
+            return Printed(file, int(known["pages"]), int(known["size"]), False)
+    except (OSError, ValueError, KeyError, TypeError):
+        pass
+    return None
+
+
 def print_one(job: Job, store: Path) -> Printed:
     """Print ``job`` into ``store``, unless the store holds the PDF of the same HTML."""
     html = job.html()
     digest = hashlib.sha256(html.encode("utf-8")).hexdigest()
     pdf = stored(store, job.file)
     facts = _facts_path(pdf)
-    try:
-        known = json.loads(facts.read_text("utf-8"))
-        if known["sha256"] == digest and pdf.stat().st_size == int(known["size"]):
-            return Printed(job.file, int(known["pages"]), int(known["size"]), False)
-    except (OSError, ValueError, KeyError, TypeError):
-        pass
+    known = current(store, job.file, html)
+    if known is not None:
+        return known
     store.mkdir(parents=True, exist_ok=True)
     facts.unlink(missing_ok=True)
     data, pages = job.print(html)
@@ -138,6 +148,19 @@ def print_one(job: Job, store: Path) -> Printed:
     _write_whole(facts, json.dumps({"pages": pages, "sha256": digest, "size": len(data)},
                                    sort_keys=True).encode("utf-8"))
     return Printed(job.file, pages, len(data), True)
+
+
+def last_printed(store: Path, files: Sequence[str]) -> dict[str, Printed]:
+    """The facts of each of ``files`` as the store last printed it, whatever its HTML now
+    (a preview build links the PDFs so; a file never printed is left out)."""
+    found = {}
+    for file in files:
+        try:
+            known = json.loads(_facts_path(stored(store, file)).read_text("utf-8"))
+            found[file] = Printed(file, int(known["pages"]), int(known["size"]), False)
+        except (OSError, ValueError, KeyError, TypeError):
+            pass
+    return found
 
 
 def _failure(job: Job, store: Path, error: BaseException) -> PrintFailed:

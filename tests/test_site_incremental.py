@@ -182,3 +182,47 @@ def test_a_rulebook_whose_pages_change_is_relinked_without_reading_a_page_again(
     fa, fb = site_files(out), site_files(clean)
     assert fa.keys() == fb.keys()
     assert [rel for rel in fa if not filecmp.cmp(fa[rel], fb[rel], shallow=False)] == []
+
+
+# ------------------------------------------------------------------ preview builds (harmony serve)
+def test_a_preview_prints_nothing_and_the_full_build_takes_what_was_printed_ahead(tmp_path, monkeypatch):
+    """A preview build after an edit writes the page but no PDF (nor the explorer's bundle)
+    and links the rulebooks as last printed; print_jobs names what a full build
+    prints; once printed ahead into the printer's store (the child process harmony serve
+    starts), the full build lays out nothing and its site is byte for byte a fresh build's."""
+    import subprocess
+    import sys
+
+    from harmony.site import printing
+    from harmony.site.build import cache_dir, print_jobs
+    monkeypatch.setenv("HARMONY_PYODIDE", "")
+    rules = tmp_path / "rules"
+    made = subprocess.run([sys.executable, "-m", "harmony", "init", str(rules)], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    out = tmp_path / "out"
+    build_site(rules, out, keep=True)
+    pdfs = {p: p.read_bytes() for p in sorted(out.rglob("*.pdf"))}
+    assert len(pdfs) >= 2
+    rulebooks = (out / "print" / "rulebooks.html").read_text("utf-8")
+
+    spotting = rules / "spotting.yaml"
+    text = spotting.read_text("utf-8").replace("may be fired on only while", "may be shot at only while", 1)
+    spotting.write_text(text.replace("only while one of your", "only when one of your", 1), "utf-8")   # a card
+    preview = build_site(rules, out, preview=True, keep=True)
+    assert preview.preview and preview.printed == []
+    assert "may be shot at only while" in (out / "topics" / "spotting.html").read_text("utf-8")
+    assert {p: p.read_bytes() for p in sorted(out.rglob("*.pdf"))} == pdfs      # as last printed
+    assert (out / "print" / "rulebooks.html").read_text("utf-8") == rulebooks
+
+    cache = cache_dir(out)
+    jobs = print_jobs(preview.model)
+    assert {j.file for j in jobs} == {p.relative_to(out).as_posix() for p in pdfs}
+    child = printing.start(cache, jobs)           # (what the serve starts once the edits stop)
+    assert child is not None and child.wait(timeout=300) == 0, printing.failure(cache)
+    full = build_site(rules, out, keep=True)
+    assert not full.preview and full.printed == [] and printing.start(cache, print_jobs(full.model)) is None
+    fresh = build_site(rules, tmp_path / "fresh")
+    fa, fb = site_files(out), site_files(fresh.out)
+    assert fa.keys() == fb.keys()
+    assert [rel for rel in fa if not filecmp.cmp(fa[rel], fb[rel], shallow=False)] == []
+    assert {p.name for p in out.rglob("*.pdf")} == {p.name for p in pdfs}

@@ -104,7 +104,7 @@ def test_serve_shows_a_failed_rebuild_on_every_page_holds_a_burst_and_lists_no_f
     with serving(rules, tmp_path) as server:
         url = server.url
         page = url + "topics/spotting.html"
-        assert "harmony-serve-error" not in fetch(page)
+        assert 'id="harmony-serve-error"' not in fetch(page)
         first = json.loads(fetch(url + ".harmony-serve/status"))
         assert first["problems"] == []
 
@@ -142,7 +142,7 @@ def test_serve_shows_a_failed_rebuild_on_every_page_holds_a_burst_and_lists_no_f
             time.sleep(0.5)
             status = json.loads(fetch(url + ".harmony-serve/status"))
         assert not status["problems"]
-        assert "harmony-serve-error" not in fetch(page)
+        assert 'id="harmony-serve-error"' not in fetch(page)
 
 
 # ---------------------------------------------------------------- safe to leave running
@@ -402,3 +402,280 @@ def test_a_tiny_server_under_churn_answers_every_real_request_and_says_nothing(t
         server.stop()
     assert answered == 30
     assert err.getvalue() == ""
+
+
+# ---------------------------------------------------------------- the edit loop (issue 30)
+
+class Events:
+    """A page's event stream read over a raw socket: :meth:`next` gives each ``state``
+    event's data, decoded."""
+
+    def __init__(self, port: int, page: str, since: int = 0, rcvbuf: int | None = None):
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        if rcvbuf:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, rcvbuf)
+        self.sock.settimeout(30)
+        self.sock.connect(("127.0.0.1", port))
+        self.sock.sendall(f"GET /.harmony-serve/events?page={page}&since={since} HTTP/1.1\r\n"
+                          "Host: x\r\nAccept: text/event-stream\r\n\r\n".encode())
+        self.buffer = b""
+
+    def head(self) -> bytes:
+        while b"\r\n\r\n" not in self.buffer:
+            self._more()
+        head, self.buffer = self.buffer.split(b"\r\n\r\n", 1)
+        return head
+
+    def _more(self) -> None:
+        data = self.sock.recv(65536)
+        if not data:
+            raise EOFError
+        self.buffer += data
+
+    def next(self, within: float = 120) -> dict:
+        import json
+        deadline = time.monotonic() + within
+        while True:
+            while b"\n\n" in self.buffer:
+                block, self.buffer = self.buffer.split(b"\n\n", 1)
+                data = [line[6:] for line in block.split(b"\n") if line.startswith(b"data: ")]
+                if b"event: state" in block.split(b"\n") and data:
+                    return json.loads(b"\n".join(data))
+            assert time.monotonic() < deadline, "no event came"
+            self.sock.settimeout(max(0.1, deadline - time.monotonic()))
+            self._more()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+def settled(url: str, within: float = 180) -> dict:
+    import json
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        status = json.loads(fetch(url + ".harmony-serve/status"))
+        if status["settled"]:
+            return status
+        time.sleep(0.2)
+    raise AssertionError("the server never finished the site")
+
+
+def test_an_edit_is_announced_a_broken_one_shows_its_errors_and_the_served_site_is_the_built_one(starter, tmp_path):
+    """The event stream tells the open page to reload when its file changed; an edit that
+    breaks a file sends the problems (file:line:col, as `harmony check` says them) and the
+    last good page stays served, with them over it; fixing the file clears them. The script
+    is in the served pages only: the site on disk is, byte for byte, what `harmony build`
+    makes of the same files once the server has finished it (its PDFs printed after the
+    edits)."""
+    import filecmp
+    import html
+    import json
+    from harmony.site.livereload import EVENTS_PATH
+    rules = tmp_path / "rules"
+    subprocess.run(["cp", "-r", str(starter), str(rules)], check=True)
+    topics = rules / "topics.yaml"
+    good = topics.read_text("utf-8")
+    with serving(rules, tmp_path, env_extra=NO_BUNDLE) as server:
+        port, url = port_of(server.url), server.url
+        page = url + "topics/spotting.html"
+        served = fetch(page)
+        on_disk = (tmp_path / "out" / "topics" / "spotting.html").read_text("utf-8")
+        assert EVENTS_PATH in served and EVENTS_PATH not in on_disk and "harmony-serve" not in on_disk
+        injected = re.search(r"<script>\(function \(\) \{\n\"use strict\";.*?</script>", served, re.S)
+        assert injected and served.replace(injected.group(0), "", 1) == on_disk
+        generation = json.loads(fetch(url + ".harmony-serve/status"))["generation"]
+
+        spotting, other = Events(port, "topics/spotting.html", generation), Events(port, "glossary.html", generation)
+        try:
+            head = spotting.head()
+            assert b" 200 " in head and b"Content-Type: text/event-stream" in head
+            hello = spotting.next()
+            assert hello == {"generation": generation, "problems": [], "reload": False}
+            other.head()
+            assert other.next()["reload"] is False
+
+            topics.write_text(good.replace("title: Spotting\n", "title: Spotting (edited live)\n", 1), "utf-8")
+            built = spotting.next()
+            assert built["generation"] > generation and built["problems"] == [] and built["reload"] is True
+            assert other.next()["reload"] is False      # the glossary did not change
+            assert "Spotting (edited live)" in fetch(page)
+            settled(url)
+        finally:
+            spotting.close()
+            other.close()
+
+        # break the file: the problems come as an event, the last good page stays
+        status = json.loads(fetch(url + ".harmony-serve/status"))
+        stream = Events(port, "topics/spotting.html", status["generation"])
+        try:
+            stream.head()
+            assert stream.next()["reload"] is False
+            topics.write_text(good.replace("title: Spotting\n", "title: [Spotting\n", 1), encoding="utf-8")
+            broken = stream.next()
+            assert broken["reload"] is False and broken["problems"]
+            check = subprocess.run([sys.executable, "-m", "harmony", "check", str(rules)], capture_output=True,
+                                   text=True, cwd=tmp_path)
+            checked = [line for line in (check.stdout + check.stderr).splitlines() if ": error: " in line]
+            assert checked and broken["problems"] == checked      # as `harmony check` says them
+            assert re.match(r"\S*topics\.yaml:5:\d+: error: .+ \[yaml-syntax\]$", checked[0])
+            shown = fetch(page)
+            assert "Spotting (edited live)" in shown and 'id="harmony-serve-error"' in shown
+            assert html.escape(checked[0]) in shown
+            server.errors.flush()
+            said = (tmp_path / "serve.err").read_text("utf-8").splitlines()
+            assert checked[0] in said and "still serving the last good site" in said[-1]
+
+            topics.write_text(good, encoding="utf-8")      # fixed: the problems go, the page reloads
+            fixed = stream.next()
+            assert fixed["problems"] == [] and fixed["reload"] is True
+            assert 'id="harmony-serve-error"' not in fetch(page) and "Spotting (edited live)" not in fetch(page)
+        finally:
+            stream.close()
+        settled(url)
+    assert server.proc.returncode == 0
+
+    built = tmp_path / "built"
+    run = subprocess.run([sys.executable, "-m", "harmony", "build", str(rules), "--out", str(built)],
+                         capture_output=True, text=True, cwd=tmp_path, env=dict(os.environ, **NO_BUNDLE))
+    assert run.returncode == 0, run.stderr
+    served_files = sorted(p.relative_to(tmp_path / "out") for p in (tmp_path / "out").rglob("*") if p.is_file())
+    assert served_files == sorted(p.relative_to(built) for p in built.rglob("*") if p.is_file())
+    assert any(p.suffix == ".pdf" for p in served_files)
+    _, differ, errors = filecmp.cmpfiles(tmp_path / "out", built, [str(p) for p in served_files], shallow=False)
+    assert differ == [] and errors == []
+
+
+def test_event_streams_are_capped_hold_no_worker_and_one_that_never_reads_is_closed(tmp_path):
+    """In this process: more streams than the server has workers stay open while pages are
+    still answered; one past the cap gets 503; a client that reads nothing is closed once
+    too much waits for it, and the server says nothing; stopping closes every stream."""
+    import io
+
+    from harmony.site import serve
+    (tmp_path / "index.html").write_text("<html><body>home</body></html>", "utf-8")
+    err = io.StringIO()
+    state = serve.BuildState()
+    server = serve.PreviewServer(serve.listen(0), tmp_path, state, err=err)
+    server.max_streams = serve.WORKERS + 4
+    server.start()
+    port = server.address[1]
+    streams: list[Events] = []
+    try:
+        for _ in range(server.max_streams - 1):
+            s = Events(port, "index.html")
+            assert b" 200 " in s.head()
+            assert s.next()["reload"] is False
+            streams.append(s)
+        answer = raw(port, b"GET /index.html HTTP/1.0\r\n\r\n", timeout=30)
+        assert status_of(answer) == 200 and b"home" in answer and b"/.harmony-serve/events" in answer
+
+        deaf = Events(port, "index.html", rcvbuf=4096)     # it never reads a byte
+        deadline = time.monotonic() + 30
+        while server.open_streams() < server.max_streams and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.open_streams() == server.max_streams
+        assert status_of(raw(port, b"GET /.harmony-serve/events?page=x HTTP/1.0\r\n\r\n")) == 503
+
+        big = ["rules/a.yaml:1:1: error: " + "x" * 900 + " [bad]"] * 50      # 45 KB an event
+        for k in range(40):
+            state.set(big if k % 2 else [])
+            server.tell()
+            time.sleep(0.02)
+            for s in streams:                 # the others read theirs
+                assert s.next()["generation"] == state.generation
+        deadline = time.monotonic() + 30
+        while server.open_streams() >= server.max_streams and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert server.open_streams() == server.max_streams - 1
+        assert status_of(raw(port, b"GET /index.html HTTP/1.0\r\n\r\n", timeout=30)) == 200
+        deaf.close()
+    finally:
+        server.stop()
+    for s in streams:                          # stopped: every stream is closed
+        with pytest.raises(EOFError):
+            while True:
+                s._more()
+        s.close()
+    assert err.getvalue() == ""
+
+
+def test_the_watcher_and_the_streams_stop_when_serve_does(starter, tmp_path, monkeypatch, capsys):
+    import threading
+
+    from harmony.site import serve
+    monkeypatch.setenv("HARMONY_PYODIDE", "")
+    stop = threading.Event()
+    done: list[int] = []
+    thread = threading.Thread(target=lambda: done.append(serve.serve(starter, tmp_path / "out", 0, stop=stop)))
+    thread.start()
+    try:
+        deadline = time.monotonic() + 300
+        url = None
+        while url is None and time.monotonic() < deadline and thread.is_alive():
+            m = re.search(r"serving (http://127\.0\.0\.1:\d+/)", capsys.readouterr().out)
+            url = m.group(1) if m else None
+            time.sleep(0.1)
+        assert url, "serve did not start"
+        assert any(t.name == "harmony-serve-watch" for t in threading.enumerate())
+        stream = Events(port_of(url), "index.html")
+        stream.head()
+        stream.next()
+    finally:
+        stop.set()
+        thread.join(60)
+    assert done == [0]
+    deadline = time.monotonic() + 20      # (a worker ends once it has taken its last job)
+    while [t for t in threading.enumerate() if t.name.startswith("harmony-serve")] and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [t.name for t in threading.enumerate() if t.name.startswith("harmony-serve")]
+    with pytest.raises(EOFError):
+        while True:
+            stream._more()
+    stream.close()
+    with pytest.raises(OSError):
+        socket.create_connection(("127.0.0.1", port_of(url)), timeout=5)
+
+
+def test_in_a_browser_the_page_reloads_itself_where_it_was_and_shows_a_broken_edit_over_it(starter, tmp_path,
+                                                                                        browser):
+    """Headless Chromium on a served page: an edit reloads the page by itself and keeps the
+    reader's row where it was in the window; an edit that breaks the file shows the problems
+    over the page (no reload: the last good page stays) and fixing it clears them."""
+    rules = tmp_path / "rules"
+    subprocess.run(["cp", "-r", str(starter), str(rules)], check=True)
+    spotting = rules / "spotting.yaml"
+    good = spotting.read_text("utf-8")
+    assert good.count("may be fired on only while") == 1
+    with serving(rules, tmp_path, env_extra=NO_BUNDLE) as server:
+        settled(server.url)
+        context = browser.new_context(viewport={"width": 1000, "height": 500})
+        page = context.new_page()
+        page.goto(server.url + "topics/spotting.html")
+        row = page.evaluate("() => { const all = [...document.querySelectorAll('tr[id]')];"
+                            " return all[all.length - 1].id; }")
+        page.evaluate("id => { document.getElementById(id).scrollIntoView(); window.scrollBy(0, -120); }", row)
+        top = "id => Math.round(document.getElementById(id).getBoundingClientRect().top)"
+        before = page.evaluate(top, row)
+        page.evaluate("() => { window.notReloaded = true; }")
+
+        spotting.write_text(good.replace("may be fired on only while", "may be fired on (live) only while"), "utf-8")
+        page.wait_for_function("() => document.body.textContent.includes('may be fired on (live)')", timeout=120_000)
+        page.wait_for_load_state("load")
+        page.wait_for_timeout(300)
+        assert page.evaluate("() => window.notReloaded === undefined")       # it reloaded itself
+        assert abs(page.evaluate(top, row) - before) <= 2
+
+        page.evaluate("() => { window.notReloaded = true; }")
+        spotting.write_text(good.replace("text: A unit in", "text: [A unit in", 1), "utf-8")
+        overlay = page.locator("#harmony-serve-error")
+        overlay.wait_for(state="visible", timeout=120_000)
+        assert "The last rebuild failed" in overlay.inner_text()
+        assert re.search(r"spotting\.yaml:\d+:\d+: error: ", overlay.inner_text())
+        assert page.evaluate("() => window.notReloaded") is True               # the last good page stays
+        assert "may be fired on (live)" in page.evaluate("() => document.body.textContent")
+
+        spotting.write_text(good, "utf-8")
+        overlay.wait_for(state="detached", timeout=120_000)
+        page.wait_for_function("() => !document.body.textContent.includes('may be fired on (live)')",
+                               timeout=120_000)
+        context.close()

@@ -29,6 +29,13 @@ A build never leaves the output torn or stale:
 * a staged source whose bytes differ from those of the last finished build is
   given a new time, so Sphinx re-reads by content, not by file time.
 
+A preview build (``preview=True``, what ``harmony serve`` runs after an edit) is the
+same but for what takes long and shows the edit least: it writes no PDF (each stays as
+last printed, linked with its size and pages then) and leaves the explorer's bundle and
+the rule coverage page (:data:`generate.PREVIEW_LEAVES`) as the last build made them.
+:func:`print_jobs` lists what a full build would print, for :mod:`harmony.site.printing`
+to print ahead of it; a full build then finishes the site, taking what was printed.
+
 The output is only ever a folder harmony may write (:func:`harmony.outdir.folder`:
 missing, empty, or a site harmony built, which carries the stamp file
 :data:`harmony.outdir.SITE_STAMP`); anything else is refused before the build starts.
@@ -36,13 +43,13 @@ A full disk is one line (:class:`harmony.outdir.WriteFailed`).
 """
 from __future__ import annotations
 
+import contextlib
 import ctypes
 import ctypes.util
 import errno
 import fcntl
 import gc
 import hashlib
-import io
 import json
 import os
 import re
@@ -61,13 +68,13 @@ from ..diagnostics import Report
 from ..trust import Trust
 from ..rulebook import site as rulebook_site
 from .. import printer
-from . import explorer, generate, pdflinks
+from . import explorer, generate, pdflinks, printing as ahead, sphinxapp
 
 CACHE = outdir.SITE_CACHE
 #: in the cache: present while Sphinx writes, so a killed build is noticed
 UNFINISHED = "unfinished"
 #: in the cache: the printed PDFs, each with its facts (:mod:`harmony.printer`)
-PRINTED = "printed"
+PRINTED = ahead.STORE
 #: in the cache: what the site's links say of each PDF, as the last finished build wrote them
 LINK_WORDS = "doctrees/harmony-pdf-words.json"
 
@@ -106,6 +113,11 @@ class BuildResult:
     phases: dict[str, float] = field(default_factory=dict)
     #: one line on the explorer's bundle: what was bundled, or how to bundle it
     explorer: str = ""
+    #: a preview build (no PDF written, the explorer's bundle left): not the site a full
+    #: build makes
+    preview: bool = False
+    #: the rules, checked
+    model: object = None
 
     @property
     def index(self) -> Path:
@@ -287,13 +299,17 @@ def _write_manifest(src: Path, manifest: Path) -> None:
 
 
 @contextmanager
-def _default_collection() -> Iterator[None]:
+def _default_collection(full: bool = True) -> Iterator[None]:
     """Python's own collector thresholds for the while: a command runs with seldom
     collections (:data:`harmony.cli.COLLECTOR_THRESHOLDS`), right for a model, which makes
     little cyclic garbage; Sphinx's doctrees are cycles (every node knows its parent), and
-    left to seldom collections a 930-clause build peaked at 1.26 GB instead of 0.9 GB."""
+    left to seldom collections a 930-clause build peaked at 1.26 GB instead of 0.9 GB.
+    Not ``full``: the young garbage is collected as often, the whole heap a tenth as often
+    (about once in ten builds: a preview's caller collects once the edits stop; in
+    ``harmony serve``, whose process holds Sphinx's application as well, a full collection
+    took a fifth of a one-line edit's rebuild)."""
     was = gc.get_threshold()
-    gc.set_threshold(700, 10, 10)
+    gc.set_threshold(700, 10, 10 if full else 100)
     try:
         yield
     finally:
@@ -336,11 +352,14 @@ def _no_space_in(warnings: str) -> None:
 
 def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
                site_dir: Path = generate.SITE, cache: str | os.PathLike | None = None,
-               trust: Trust | None = None) -> BuildResult:
+               trust: Trust | None = None, preview: bool = False, keep: bool = False) -> BuildResult:
     """Build the site of ``rules`` into ``out``; raises :class:`BuildError` on rule errors.
 
     ``cache`` defaults to :func:`cache_dir` of ``out``; ``trust`` (default: as the
-    environment says, :meth:`Trust.of`) whether the clause examples may run.
+    environment says, :meth:`Trust.of`) whether the clause examples may run; ``preview``:
+    print no PDF and leave the explorer's bundle (see the module's notes); ``keep``: keep
+    Sphinx's application for the next build of this output in this process
+    (:mod:`.sphinxapp`), and use the one kept by the last.
     """
     start = time.perf_counter()
     given = out
@@ -358,65 +377,20 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
             recover(out)
             remove_leftovers(out)
             outdir.folder(out, "site", "--out", rules)   # again, now that no one else writes it
-            return _build(model, out, cache_path, status, site_dir, start, rules, trust)
+            return _build(model, out, cache_path, status, site_dir, start, rules, trust, preview, keep)
 
 
-def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
-           rules, trust: Trust | None = None) -> BuildResult:
-    from sphinx.application import Sphinx
-    from sphinx.util.console import nocolor
-    from sphinx.util.docutils import docutils_namespace, patch_docutils
-
-    checked = time.perf_counter()
-    explorer.prepare(model)   # the explorer's Python compiled for Pyodide while the pages are built
-    html = cache / "html"
-    mark = cache / UNFINISHED
-    if mark.exists():   # the last build was killed while writing: trust nothing it left
-        for sub in ("html", "doctrees"):
-            shutil.rmtree(cache / sub, ignore_errors=True)
+def print_jobs(model) -> list[printer.Job]:
+    """What a full build of ``model`` prints (:class:`harmony.printer.Job`; one whose HTML
+    is the one printed last is not laid out again), for :mod:`.printing` to print ahead."""
     extras = generate.extra_pages(model)
-    extras.update(rulebook_site.extras(model))   # print/KEY-rulebook.pdf, linked
-    jobs = [job for page in extras.values() for job in page.get("pdfs", [])]
-    with printer.Printer(jobs, cache / PRINTED) as printing:   # prints while Sphinx runs
-        files = generate.pages(model, site_dir, extras, trust)
-        staged = generate.stage(files, cache / "src", site_dir, model)
-        _touch_changed(cache / "src", cache / "src-hashes.json")
-        generated = time.perf_counter()
-        nocolor()
-        warnings = io.StringIO()
-        result = BuildResult(out=out, staged=staged)
-        mark.write_text("a build started and did not finish\n", encoding="utf-8")
-        with patch_docutils(site_dir), docutils_namespace(), _default_collection():
-            app = Sphinx(str(cache / "src"), str(site_dir), str(html), str(cache / "doctrees"), "html",
-                         confoverrides=generate.conf_overrides(model), status=status, warning=warnings,
-                         freshenv=False, keep_going=True)
-            app.connect("html-page-context", lambda _a, pagename, *_r: result.written.append(pagename))
-            app.connect("env-before-read-docs", lambda _a, _e, docnames: result.read.extend(sorted(docnames)))
-            words = pdflinks.Words(lambda: _link_words(printing.wait()), printing.finished,
-                                   _read_json(cache / LINK_WORDS))
-            words.connect(app)
-            app.connect("html-collect-pages", _drop_empty_search_terms)
-            try:
-                app.build(force_all=False)
-            except Exception:
-                if printing.failure is not None:   # Sphinx wraps what its event handlers raise
-                    raise _print_error(printing.failure) from None
-                raise
-        built = time.perf_counter()
-        _no_space_in(warnings.getvalue())
-        bundle = explorer.plan(model, rules, cache=cache)   # while the last PDFs print
-        try:
-            printed = printing.wait()
-        except printer.PrintFailed as e:
-            raise _print_error(e) from None
-        for name, page in sorted(extras.items()):
-            text = page["render"](printed) if "render" in page else page["html"]
-            if write_if_changed(html / page["file"], text.encode("utf-8")):
-                result.extras.append(page["file"])
-            for job in page.get("pdfs", []):
-                if write_if_changed(html / job.file, printing.pdf(job.file).read_bytes()):
-                    result.extras.append(job.file)
-    result.printed = sorted(f for f, p in printed.items() if p.printed)
+    extras.update(rulebook_site.extras(model))
+    return [job for page in extras.values() for job in page.get("pdfs", [])]
+
+
+def _bundle(model, rules, cache: Path, html: Path, result: BuildResult) -> None:
+    """Write the explorer's bundle into ``html`` (and remove what it no longer holds)."""
+    bundle = explorer.plan(model, rules, cache=cache)
     result.explorer = bundle.note
     for name, data in sorted(bundle.files.items()):
         if write_if_changed(html / explorer.FOLDER / name, data):
@@ -427,12 +401,86 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
         for stale in sorted((html / explorer.FOLDER).iterdir()):
             if stale.name not in bundle.files:
                 stale.unlink()
+
+
+def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
+           rules, trust: Trust | None = None, preview: bool = False, keep: bool = False) -> BuildResult:
+    from sphinx.util.console import nocolor
+
+    checked = time.perf_counter()
+    if not preview:     # the explorer's Python compiled for Pyodide while the pages are built
+        explorer.prepare(model)
+    html = cache / "html"
+    mark = cache / UNFINISHED
+    if mark.exists():   # the last build was killed while writing: trust nothing it left
+        sphinxapp.forget(cache)
+        for sub in ("html", "doctrees"):
+            shutil.rmtree(cache / sub, ignore_errors=True)
+    extras = generate.extra_pages(model)
+    extras.update(rulebook_site.extras(model))   # print/KEY-rulebook.pdf, linked
+    jobs = [job for page in extras.values() for job in page.get("pdfs", [])]
+    # a preview prints nothing: it links each PDF as the store last printed it
+    with printer.Printer([] if preview else jobs, cache / PRINTED) as printing:   # prints while Sphinx runs
+        if preview:
+            last = printer.last_printed(cache / PRINTED, [job.file for job in jobs])
+            words = pdflinks.Words(lambda: _link_words(last), lambda: True, _read_json(cache / LINK_WORDS))
+        else:
+            words = pdflinks.Words(lambda: _link_words(printing.wait()), printing.finished,
+                                   _read_json(cache / LINK_WORDS))
+        leave = generate.PREVIEW_LEAVES if preview else frozenset()
+        files = generate.pages(model, site_dir, extras, trust, leave)
+        for name in leave:    # as the last build staged it
+            if (cache / "src" / name).is_file():
+                files[name] = (cache / "src" / name).read_text("utf-8")
+        staged = generate.stage(files, cache / "src", site_dir, model)
+        _touch_changed(cache / "src", cache / "src-hashes.json")
+        generated = time.perf_counter()
+        nocolor()
+        result = BuildResult(out=out, staged=staged, preview=preview, model=model)
+        mark.write_text("a build started and did not finish\n", encoding="utf-8")
+        overrides = generate.conf_overrides(model)
+        with _default_collection(full=not preview), \
+                sphinxapp.application(cache, site_dir, overrides, status, keep) as (app, warnings):
+            listeners = [
+                app.connect("html-page-context", lambda _a, pagename, *_r: result.written.append(pagename)),
+                app.connect("env-before-read-docs", lambda _a, _e, docnames: result.read.extend(sorted(docnames))),
+                app.connect("html-collect-pages", _drop_empty_search_terms),
+                *words.connect(app)]
+            try:
+                with sphinxapp.parents_when_needed(app) if preview else contextlib.nullcontext():
+                    app.build(force_all=False)
+            except Exception:
+                if printing.failure is not None:   # Sphinx wraps what its event handlers raise
+                    raise _print_error(printing.failure) from None
+                raise
+            finally:
+                for listener in listeners:
+                    app.disconnect(listener)
+            warned = warnings.getvalue()
+        built = time.perf_counter()
+        _no_space_in(warned)
+        if not preview:     # (a preview leaves the bundle as the last full build made it)
+            _bundle(model, rules, cache, html, result)   # while the last PDFs print
+        try:
+            printed = last if preview else printing.wait()
+        except printer.PrintFailed as e:
+            raise _print_error(e) from None
+        for name, page in sorted(extras.items()):
+            if "render" in page and not all(job.file in printed for job in jobs):
+                continue    # (a preview of PDFs never printed: the page waits for the full build)
+            text = page["render"](printed) if "render" in page else page["html"]
+            if write_if_changed(html / page["file"], text.encode("utf-8")):
+                result.extras.append(page["file"])
+            for job in page.get("pdfs", []) if not preview else []:
+                if write_if_changed(html / job.file, printing.pdf(job.file).read_bytes()):
+                    result.extras.append(job.file)
+    result.printed = sorted(f for f, p in printed.items() if p.printed)
     outdir.stamp(html, "site")
     _write_manifest(cache / "src", cache / "src-hashes.json")
     write_if_changed(cache / LINK_WORDS, json.dumps(words.words(), indent=0, sort_keys=True).encode("utf-8"))
     mark.unlink()
     publish(html, out)
-    result.warnings = sphinx_warnings(warnings.getvalue(), cache / "src", site_dir,
+    result.warnings = sphinx_warnings(warned, cache / "src", site_dir,
                                       generate.hand_pages(model, site_dir))
     result.seconds = time.perf_counter() - start
     result.phases = {"load and check": checked - start, "generate": generated - checked,

@@ -99,7 +99,8 @@ def data(value) -> str:
 
 @functools.cache
 def environment() -> jinja2.Environment:
-    """The Jinja2 environment of the site's templates (made once per process)."""
+    """The Jinja2 environment of the site's templates (made once per process: it compiles
+    each template once, and again only when its file changes)."""
     env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(TEMPLATES)), autoescape=False,
                              undefined=jinja2.StrictUndefined, keep_trailing_newline=True,
                              trim_blocks=True, lstrip_blocks=True)
@@ -220,10 +221,16 @@ def ruleset_label(model: Model, ruleset: str) -> str:
 
 
 # ------------------------------------------------------------------ pages
+#: the pages a preview build leaves as the last build made them (:func:`pages`): the
+#: rule coverage runs every clause example again, a tenth of a one-line edit's rebuild
+PREVIEW_LEAVES = frozenset({"coverage.rst"})
+
+
 def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None,
-          trust: Trust | None = None) -> dict[str, str]:
+          trust: Trust | None = None, leave: frozenset[str] = frozenset()) -> dict[str, str]:
     """Every generated source file: relative path -> text (``extras``: :func:`extra_pages`;
-    ``trust``: whether the clause examples may run, :mod:`harmony.trust`)."""
+    ``trust``: whether the clause examples may run, :mod:`harmony.trust`), but those named
+    in ``leave``."""
     game.trusting(model, trust)
     env = environment()
     out: dict[str, str] = {}
@@ -269,8 +276,9 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None,
         differences=views.differences_view(model), **ctx)
     out["glossary.rst"] = env.get_template("glossary.rst.j2").render(
         terms=views.glossary_view(model), **ctx)
-    out["coverage.rst"] = env.get_template("coverage.rst.j2").render(
-        rulebooks=coverage_view(model, trust), not_run=(trust or Trust.of()).mark, **ctx)
+    if "coverage.rst" not in leave:
+        out["coverage.rst"] = env.get_template("coverage.rst.j2").render(
+            rulebooks=coverage_view(model, trust), not_run=(trust or Trust.of()).mark, **ctx)
     for name, page in extras.items():
         out[f"{name}.rst"] = env.get_template("extra.rst.j2").render(page=page, **ctx)
     out[f"{FRAGMENTS}/contents.inc"] = env.get_template("contents.inc.j2").render(**ctx)

@@ -54,10 +54,12 @@ class Words:
         self.now: dict[str, str] | None = None
         self.read: set[str] = set()
 
-    def connect(self, app) -> None:
-        app.connect("env-before-read-docs", self._reading)
-        app.connect("env-updated", self._updated)
-        app.connect("doctree-resolved", self._resolve, priority=400)   # before the default
+    def connect(self, app) -> list[int]:
+        """Listen to ``app``'s events; the listeners' ids, for an application kept for
+        the next build (``harmony serve``) to disconnect them after this one."""
+        return [app.connect("env-before-read-docs", self._reading),
+                app.connect("env-updated", self._updated),
+                app.connect("doctree-resolved", self._resolve, priority=400)]   # before the default
 
     def _reading(self, app, env, docnames) -> None:
         self.read.update(docnames)

@@ -1,12 +1,17 @@
 """``harmony serve``: a live preview on 127.0.0.1 that rebuilds when the sources change.
 
-The server polls content hashes (not times) of the rules_data folder, the
-hand-written pages and the templates; when one changes it rebuilds the site
-incrementally and serves the new pages. When a rebuild fails, the last good
-site stays up and every page carries a banner with the problems (file, line,
-column, message) until a rebuild succeeds; each page asks the server for the
-build state every second and reloads itself when it changes. Only the built
-site is served: no folder listings, and the build cache lives outside it.
+The rules folder, the hand-written pages and the templates are watched
+(:mod:`.watch`); a burst of edits that changes their bytes starts a preview build
+(:func:`~.build.build_site` with ``preview=True``: incremental, no PDF printed,
+the explorer's bundle left as it was), and the open pages are told at once
+(:mod:`.livereload`: server-sent events): the page whose file changed reloads
+itself where the reader was. When a rebuild fails, the last good site stays up,
+every page shows the problems (file, line, column, message, as ``harmony check``
+says them) over it and the terminal prints them, until a rebuild succeeds. A moment
+after the last edit (:data:`SETTLE`), the PDFs the previews left are printed in a
+child process (:mod:`.printing`; an edit stops it) and a full build finishes the
+site. Only the built site is served: no folder listings, and the build cache lives
+outside it.
 
 The port is taken (:func:`listen`) before the first build, so a port in use is
 said at once, and nothing is built. :class:`PreviewServer` is bounded whatever
@@ -15,21 +20,22 @@ blocking, a fixed pool of threads answers, at most :data:`MAX_OPEN`
 connections are open at once, a silent or slow client is closed after
 :data:`REQUEST_TIMEOUT` seconds, a request line over :data:`MAX_REQUEST_LINE`
 bytes gets 414, a NUL byte in the path 400, and a browser that hangs up is
-forgotten without a word. (A long-lived channel, such as a live reload's
-server-sent events, would be a connection whose worker hands it on once its
-head is written, outside the pool and the timeout.)
+forgotten without a word. A page's event stream is handed, once its head is
+written, from the worker to the reading thread, which writes the events without
+blocking: at most :data:`MAX_STREAMS` are open (503 past it), a stream whose
+client reads nothing is closed once :data:`MAX_PENDING` bytes wait for it, and
+every stream is closed when the server stops.
 """
 from __future__ import annotations
 
 import errno
-import hashlib
-import html
+import gc
 import http.server
 import io
-import json
 import queue
 import selectors
 import socket
+import subprocess
 import sys
 import threading
 import time
@@ -39,87 +45,13 @@ from pathlib import Path
 from ..outdir import WriteFailed
 from ..trust import Trust
 from ..usage import UsageError
-from . import generate
-from .build import BuildError, build_site
+from . import printing
+from .build import BuildError, BuildResult, build_site, cache_dir, print_jobs
+from .livereload import EVENTS_PATH, RETRY_MS, STATUS_PATH, BuildState, Snapshot, inject, pages_changed
+from .watch import WATCHED, Watcher, fingerprint, watched_files
 
-
-#: what of a rules folder a build reads: its YAML files, its own pages and its game module
-WATCHED = (".yaml", ".yml", ".rst", ".py")
-
-
-def watched_files(rules: Path) -> list[Path]:
-    """The files a change to which rebuilds the site: the generator's site sources and
-    templates, and the rules folder's files a build reads (:data:`WATCHED`), not those
-    of its hidden folders (``.git``, the build cache) nor of a ``build`` folder in it (the
-    site being served, when ``harmony serve`` runs inside the harmony's folder)."""
-    files: list[Path] = []
-    for root in (generate.SITE, generate.TEMPLATES):
-        files += [p for p in root.rglob("*") if p.is_file() and "__pycache__" not in p.parts]
-    if rules.is_file():
-        files.append(rules)
-    elif rules.is_dir():
-        files += [p for p in rules.rglob("*") if p.suffix in WATCHED and p.is_file()
-                  and not any(part.startswith(".") or part in ("__pycache__", "build")
-                              for part in p.relative_to(rules).parts[:-1])]
-    return sorted(set(files))
-
-
-def fingerprint(rules: Path) -> str:
-    """One hash of the names and bytes of every watched file."""
-    h = hashlib.sha256()
-    for p in watched_files(rules):
-        h.update(str(p).encode() + b"\0")
-        try:
-            h.update(hashlib.sha256(p.read_bytes()).digest())
-        except OSError:
-            h.update(b"?")
-    return h.hexdigest()
-
-
-STATUS_PATH = "/.harmony-serve/status"
-
-
-class BuildState:
-    """What the pages show: the number of the last build and its problems, if it failed."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.generation = 0
-        self.problems: list[str] = []
-
-    def set(self, problems: list[str]) -> None:
-        with self.lock:
-            self.generation += 1
-            self.problems = list(problems)
-
-    def as_json(self) -> bytes:
-        with self.lock:
-            return json.dumps({"generation": self.generation, "problems": self.problems}).encode()
-
-    def banner(self) -> str:
-        """The HTML put at the top of every page while the last rebuild failed, and the
-        script that reloads the page when the build state changes.
-
-        >>> s = BuildState(); s.set(["r/a.yaml:3:5: error: bad <value> [x]"])
-        >>> "r/a.yaml:3:5: error: bad &lt;value&gt; [x]" in s.banner()
-        True
-        """
-        with self.lock:
-            generation, problems = self.generation, list(self.problems)
-        script = ("<script>(function(){var g=%d;setInterval(function(){fetch('%s',{cache:'no-store'})"
-                  ".then(function(r){return r.json()}).then(function(s){if(s.generation!==g)"
-                  "location.reload()}).catch(function(){})},1000)})();</script>"
-                  % (generation, STATUS_PATH))
-        if not problems:
-            return script
-        items = "".join(f"<li><code>{html.escape(p)}</code></li>" for p in problems[:50])
-        more = f"<li>... and {len(problems) - 50} more</li>" if len(problems) > 50 else ""
-        return ('<div id="harmony-serve-error" role="alert" style="position:sticky;top:0;z-index:9999;'
-                'background:#fde8e8;color:#611;border-bottom:3px solid #b00;padding:.6em 1em;'
-                'font:14px/1.4 sans-serif;max-height:40vh;overflow:auto;overflow-wrap:anywhere">'
-                "<strong>The last rebuild failed; this is the last good site.</strong> "
-                f"Fix these and save:<ul style=\"margin:.3em 0 0 1.2em;padding:0\">{items}{more}</ul>"
-                "</div>" + script)
+__all__ = ["BuildState", "PreviewServer", "STATUS_PATH", "EVENTS_PATH", "WATCHED", "fingerprint", "listen",
+           "rebuild", "serve", "watched_files"]
 
 
 class _Writer:
@@ -140,14 +72,27 @@ class _Writer:
         self.closed = True
 
 
+class _Stream:
+    """A page's open event stream: its socket, the page, the generation it was last told of,
+    and the bytes waiting to be sent to it."""
+
+    __slots__ = ("sock", "page", "told", "pending")
+
+    def __init__(self, sock: socket.socket, page: str, told: int):
+        self.sock, self.page, self.told, self.pending = sock, page, told, b""
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
     """One request, whose head (request line and headers) the server has already read."""
 
     state: BuildState
+    server: PreviewServer     # type: ignore[assignment]
 
     def __init__(self, request, client_address, server, *, directory: str, head: bytes,
                  refuse: tuple[int, str] | None = None):
         self._head, self._refuse = head, refuse
+        #: an event stream to hand on to the server's loop, its head written
+        self.stream: _Stream | None = None
         super().__init__(request, client_address, server, directory=directory)
 
     def setup(self):
@@ -188,8 +133,11 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         return None
 
     def do_GET(self):
-        if self.path.split("?", 1)[0] == STATUS_PATH:
+        path, _, query = self.path.partition("?")
+        if path == STATUS_PATH:
             return self._send(self.state.as_json(), "application/json")
+        if path == EVENTS_PATH:
+            return self._events(urllib.parse.parse_qs(query.partition("#")[0]))
         try:
             target = Path(self.translate_path(self.path))
             if target.is_dir():
@@ -198,10 +146,29 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         except (OSError, ValueError):    # a name too long for the file system, a page replaced
             return self.send_error(404, "No such page")   # by a rebuild as it was read ...
         if page is not None:
-            insert = self.state.banner().encode("utf-8")
-            at = page.find(b">", page.find(b"<body")) + 1 if b"<body" in page else 0
-            return self._send(page[:at] + insert + page[at:], "text/html; charset=utf-8")
+            name = target.relative_to(self.directory).as_posix()
+            return self._send(inject(page, name, self.state), "text/html; charset=utf-8")
         return super().do_GET()
+
+    def _events(self, query: dict[str, list[str]]) -> None:
+        """Open a page's event stream: its head and the state now, then hand it on to the
+        server's loop (:meth:`PreviewServer.adopt`), which sends the rest."""
+        if not self.server.reserve_stream():
+            return self.send_error(503, f"Too many pages open (at most {self.server.max_streams} "
+                                        "are told of rebuilds)")
+        try:
+            page = query.get("page", [""])[0][:1000]
+            since = self.headers.get("Last-Event-ID") or query.get("since", ["0"])[0]
+            told, event = self.state.event(page, int(since) if since.isdigit() else 0,
+                                           query.get("server", [None])[0])
+            self.send_response(200)
+            self.send_header("Content-Type", "text/event-stream")
+            self.end_headers()
+            self.wfile.write(f"retry: {RETRY_MS}\n\n".encode() + event)
+            self.stream = _Stream(self.request, page, told)
+        finally:
+            if self.stream is None:
+                self.server.release_stream()
 
     def _send(self, body: bytes, ctype: str) -> None:
         self.send_response(200)
@@ -227,6 +194,15 @@ SEND_TIMEOUT = 10.0
 #: the longest request line (414 past it) and request head (431 past it), in bytes
 MAX_REQUEST_LINE = 8192
 MAX_HEAD = 32768
+#: pages told of rebuilds at once (open event streams), at most: within :data:`MAX_OPEN`,
+#: and a quarter of the connections the server keeps (:func:`open_limit`) if that is fewer
+MAX_STREAMS = 32
+#: bytes waiting for an event stream's client to read, at most: past it the stream is closed
+MAX_PENDING = 1 << 16
+#: the kernel's send buffer of an event stream, in bytes (events are small)
+STREAM_BUFFER = 1 << 16
+#: seconds between the comments that keep an idle event stream open (and find it gone)
+HEARTBEAT = 15.0
 
 
 def _linger(sock: socket.socket, seconds: float = 1.0, most: int = 1 << 20) -> None:
@@ -309,6 +285,12 @@ class PreviewServer:
     still silent after :data:`EVICT_AFTER` seconds is closed to let a new one in (else new ones
     wait in the system's queue): a flood of idle connections cannot shut out a browser.
     A client that hangs up while it is answered is forgotten without a word.
+
+    A page's event stream (:data:`EVENTS_PATH`) holds a worker only while its head is
+    written; then the reading thread keeps it (:meth:`_take_streams`), tells it of each new
+    build state (:meth:`tell`) and sends without blocking. At most :attr:`max_streams` are
+    open (503 past it); one whose client reads nothing is closed once :data:`MAX_PENDING`
+    bytes wait for it, one whose client hangs up at once, and all of them on :meth:`stop`.
     """
 
     def __init__(self, sock: socket.socket, directory: Path, state: BuildState,
@@ -331,6 +313,13 @@ class PreviewServer:
         self._listening = False
         #: connections open at once, at most
         self.max_open = open_limit()
+        #: event streams open at once, at most
+        self.max_streams = min(MAX_STREAMS, max(1, self.max_open // 4))
+        self._streams: dict[socket.socket, _Stream] = {}
+        self._stream_slots = 0            # streams open or being opened
+        self._adopt: queue.SimpleQueue = queue.SimpleQueue()
+        self._tell = threading.Event()    # the build state changed: tell the streams
+        self._heartbeat = time.monotonic() + HEARTBEAT
 
     # ------------------------------------------------------------ running
     def start(self) -> None:
@@ -342,19 +331,127 @@ class PreviewServer:
             t.start()
 
     def stop(self) -> None:
+        """Stop serving: the loop ends, every connection and event stream is closed, the
+        workers end once they have answered what they were answering."""
         self._stop.set()
         self._wake()
         for _ in range(WORKERS):
             self._jobs.put(None)
         self._threads[0].join(timeout=5)
-        for sock in list(self._reading):
+        for sock in list(self._reading) + list(self._streams):
             sock.close()
         self._reading.clear()
+        self._streams.clear()
+        while True:                       # streams handed on as the loop ended
+            try:
+                self._adopt.get_nowait().sock.close()
+            except queue.Empty:
+                break
         self.sock.close()
 
     def open_connections(self) -> int:
         with self._lock:
-            return len(self._reading) + self._answering
+            return len(self._reading) + self._answering + len(self._streams)
+
+    def open_streams(self) -> int:
+        with self._lock:
+            return len(self._streams)
+
+    # ------------------------------------------------------------ event streams
+    def reserve_stream(self) -> bool:
+        """Room for one more event stream (a worker asks before it opens one)?"""
+        with self._lock:
+            if self._stream_slots >= self.max_streams:
+                return False
+            self._stream_slots += 1
+            return True
+
+    def release_stream(self) -> None:
+        with self._lock:
+            self._stream_slots -= 1
+
+    def tell(self) -> None:
+        """The build state changed: tell every open page (from any thread)."""
+        self._tell.set()
+        self._wake()
+
+    def _take_streams(self) -> None:
+        """Adopt the streams the workers opened (in the loop's thread)."""
+        while True:
+            try:
+                stream = self._adopt.get_nowait()
+            except queue.Empty:
+                return
+            if self._stop.is_set():
+                stream.sock.close()
+                self.release_stream()
+                continue
+            try:
+                stream.sock.setblocking(False)
+                stream.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, STREAM_BUFFER)
+                self._selector.register(stream.sock, selectors.EVENT_READ, stream)
+            except (OSError, ValueError):
+                stream.sock.close()
+                self.release_stream()
+                continue
+            with self._lock:
+                self._streams[stream.sock] = stream
+            self._tell_stream(stream)     # a build may have ended while it opened
+
+    def _tell_stream(self, stream: _Stream) -> None:
+        told, event = self.state.event(stream.page, stream.told)
+        if told != stream.told:
+            stream.told = told
+            self._send_stream(stream, event)
+
+    def _send_stream(self, stream: _Stream, data: bytes) -> None:
+        """Send what the stream's client can take now; keep the rest for when it can take
+        more, unless too much waits already (a client that reads nothing): then close."""
+        stream.pending += data
+        try:
+            sent = stream.sock.send(stream.pending)
+        except (BlockingIOError, InterruptedError):
+            sent = 0
+        except OSError:
+            return self._drop_stream(stream)
+        stream.pending = stream.pending[sent:]
+        if len(stream.pending) > MAX_PENDING:
+            return self._drop_stream(stream)
+        self._selector.modify(stream.sock, selectors.EVENT_READ | (selectors.EVENT_WRITE if stream.pending else 0),
+                              stream)
+
+    def _drop_stream(self, stream: _Stream) -> None:
+        with self._lock:
+            if self._streams.pop(stream.sock, None) is None:
+                return
+            self._stream_slots -= 1
+        self._selector.unregister(stream.sock)
+        stream.sock.close()
+
+    def _stream_ready(self, stream: _Stream, mask: int) -> None:
+        if mask & selectors.EVENT_READ:   # a client says nothing on its stream: it hung up
+            try:
+                data = stream.sock.recv(4096)
+            except (BlockingIOError, InterruptedError):
+                data = b"?"
+            except OSError:
+                data = b""
+            if not data:
+                return self._drop_stream(stream)
+        if mask & selectors.EVENT_WRITE and stream.sock in self._streams:
+            self._send_stream(stream, b"")
+
+    def _streams_due(self) -> None:
+        """Tell the streams of a new state, and keep idle ones open."""
+        if self._tell.is_set():
+            self._tell.clear()
+            for stream in list(self._streams.values()):
+                self._tell_stream(stream)
+        now = time.monotonic()
+        if now >= self._heartbeat:
+            self._heartbeat = now + HEARTBEAT
+            for stream in list(self._streams.values()):
+                self._send_stream(stream, b": still here\n\n")
 
     def _wake(self) -> None:
         try:
@@ -370,13 +467,18 @@ class PreviewServer:
             while not self._stop.is_set():
                 try:
                     self._listen_when_room()
-                    for key, _ in sel.select(timeout=self._next_deadline()):
+                    for key, mask in sel.select(timeout=self._next_deadline()):
                         if key.data == "wake":
                             self._drain_wake()
                         elif key.data == "listen":
                             self._accept()
+                        elif isinstance(key.data, _Stream):
+                            if key.data.sock in self._streams:
+                                self._stream_ready(key.data, mask)
                         elif key.data.sock in self._reading:
                             self._read(key.data)
+                    self._take_streams()
+                    self._streams_due()
                     self._expire()
                 except Exception as e:    # pragma: no cover - a bug of ours: one line, go on
                     print(f"harmony serve: {type(e).__name__}: {e}", file=self.err or sys.stderr,
@@ -394,6 +496,7 @@ class PreviewServer:
             wait = oldest + REQUEST_TIMEOUT - now
         else:
             wait = 1.0
+        wait = min(wait, self._heartbeat - now)
         if not self._listening and self._accept_paused_until > now:
             wait = min(wait, self._accept_paused_until - now)
         elif not self._listening:
@@ -498,10 +601,12 @@ class PreviewServer:
             if job is None:
                 return
             conn, refuse = job
+            stream = None
             try:
                 conn.sock.setblocking(True)
-                self.handler(conn.sock, conn.address, self, directory=self.directory,
-                             head=bytes(conn.head), refuse=refuse)
+                answered = self.handler(conn.sock, conn.address, self, directory=self.directory,
+                                        head=bytes(conn.head), refuse=refuse)
+                stream = answered.stream
                 if refuse is not None:
                     _linger(conn.sock)
             except (ConnectionError, TimeoutError):
@@ -510,26 +615,41 @@ class PreviewServer:
                 print(f"harmony serve: could not answer a request: {type(e).__name__}: {e}",
                       file=self.err or sys.stderr, flush=True)
             finally:
-                try:
-                    conn.sock.close()
-                except OSError:
-                    pass
+                if stream is not None:    # an event stream: the loop sends the rest
+                    self._adopt.put(stream)
+                else:
+                    try:
+                        conn.sock.close()
+                    except OSError:
+                        pass
                 with self._lock:
                     self._answering -= 1
                 self._wake()
 
 
-def rebuild(rules: Path, out: Path, out_stream=sys.stdout, err=sys.stderr,
-            state: BuildState | None = None, trust: Trust | None = None) -> bool:
+def rebuild(rules: Path, out: Path, out_stream=None, err=None, state: BuildState | None = None,
+            trust: Trust | None = None, *, preview: bool = False, snapshot: Snapshot | None = None) -> bool:
+    """Build the site once as ``harmony serve`` does (:func:`build_once`); whether it succeeded."""
+    return build_once(rules, out, out_stream, err, state, trust, preview=preview, snapshot=snapshot) is not None
+
+
+def build_once(rules: Path, out: Path, out_stream=None, err=None, state: BuildState | None = None,
+               trust: Trust | None = None, *, preview: bool = False, keep: bool = False,
+               snapshot: Snapshot | None = None) -> BuildResult | None:
+    """Build the site (a preview build if ``preview``), say so on ``out_stream`` with the
+    files whose bytes changed (``snapshot``: the site as it was), and set ``state``; a failure
+    is said on ``err`` (the problems as ``harmony check`` says them, or one line) and leaves
+    the last good site: then None. (``keep``: see :func:`build_site`.)"""
+    out_stream, err = out_stream or sys.stdout, err or sys.stderr
     try:
-        res = build_site(rules, out, trust=trust)
+        res = build_site(rules, out, trust=trust, preview=preview, keep=keep)
     except (OSError, WriteFailed) as e:    # a file that could not be read or written, a full disk
         problem = (str(e) if isinstance(e, WriteFailed) else
                    f"could not rebuild: {e.strerror or e}" + (f": {e.filename}" if e.filename else ""))
         print(f"harmony serve: {problem}; still serving the last good site", file=err, flush=True)
         if state is not None:
             state.set([problem])
-        return False
+        return None
     except BuildError as e:
         problems = [str(d) for d in e.report.sorted()] if e.report is not None else []
         for d in problems:
@@ -537,13 +657,121 @@ def rebuild(rules: Path, out: Path, out_stream=sys.stdout, err=sys.stderr,
         print(f"harmony serve: {e}; still serving the last good site", file=err, flush=True)
         if state is not None:
             state.set(problems or [str(e)])
-        return False
+        return None
+    except Exception as e:                 # Sphinx or the printer stopped: one line, serve on
+        problem = f"could not rebuild: {type(e).__name__}: {e}"
+        print(f"harmony serve: {problem}; still serving the last good site", file=err, flush=True)
+        if state is not None:
+            state.set([problem])
+        return None
     for w in res.warnings:
         print(w, file=err)
-    print(f"built {len(res.written)} page(s) in {res.seconds:.1f}s", file=out_stream, flush=True)
+    changed = snapshot.update() if snapshot is not None else set()
+    said = f"built {len(res.written)} page(s) in {res.seconds:.2f}s" + (" (a preview)" if res.preview else "")
+    if changed:
+        names = sorted(changed, key=lambda f: (not f.endswith(".html"), f))
+        said += "; changed: " + ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
+    print(said, file=out_stream, flush=True)
     if state is not None:
-        state.set([])
-    return True
+        state.set([], pages_changed(changed) if snapshot is not None else None)
+    return res
+
+
+#: seconds without an edit after which the PDFs a preview left are printed and the site is
+#: finished by a full build
+SETTLE = 2.0
+
+
+class _Editing:
+    """The rebuilds of one ``harmony serve``: a preview build for each burst of edits that
+    changes the sources, then, once the edits stop for :data:`SETTLE` seconds, the PDFs
+    printed in a child process (an edit stops it) and a full build. Every build keeps
+    Sphinx's application for the next (:mod:`.sphinxapp`)."""
+
+    def __init__(self, rules: Path, out: Path, state: BuildState, trust: Trust | None,
+                 server: PreviewServer | None = None, out_stream=None, err=None):
+        self.rules, self.out, self.state, self.trust, self.server = rules, out, state, trust, server
+        self.out_stream, self.err = out_stream, err
+        self.cache = cache_dir(out)
+        self.snapshot = Snapshot(out)
+        self.seen = ""
+        #: the last preview's result while the site waits to be finished, and since when
+        self.unfinished: BuildResult | None = None
+        self.since = 0.0
+        self.printer: subprocess.Popen | None = None
+
+    def build(self, preview: bool) -> BuildResult | None:
+        res = build_once(self.rules, self.out, self.out_stream, self.err, self.state, self.trust,
+                         preview=preview, keep=True, snapshot=self.snapshot)
+        if self.server is not None:
+            self.server.tell()
+        self.unfinished = res if res is not None and res.preview else None
+        self.since = time.monotonic()
+        if res is not None and not preview:    # what was printed ahead is in the site now
+            printing.prune(self.cache)
+        self.state.settle(self.unfinished is None)
+        return res
+
+    def edited(self) -> None:
+        """Files changed: rebuild (a preview) if their bytes did."""
+        try:
+            now = fingerprint(self.rules)
+        except OSError:                    # (out of open files a moment): look again soon
+            now = ""
+        if now == self.seen and now:
+            return
+        self.seen = now
+        self.stop_printing()
+        self.build(preview=True)
+
+    def idle(self) -> None:
+        """No edit came: go on finishing the site."""
+        if self.printer is not None:
+            code = self.printer.poll()
+            if code is None:
+                return
+            self.printer = None
+            if code != 0:
+                print(f"harmony serve: could not print the PDFs ({printing.failure(self.cache) or code}); "
+                      "the site links those printed last", file=self.err or sys.stderr, flush=True)
+                self.unfinished = None
+                self.state.settle(True)
+                return
+            self.build(preview=False)
+        elif self.unfinished is not None and time.monotonic() - self.since >= SETTLE:
+            gc.collect()                   # (the previews leave the full collections: see build.py)
+            try:
+                jobs = print_jobs(self.unfinished.model)
+                self.printer = printing.start(self.cache, jobs)
+            except Exception as e:         # it would fail the full build too: say why
+                print(f"harmony serve: could not make the PDFs' pages: {type(e).__name__}: {e}",
+                      file=self.err or sys.stderr, flush=True)
+                self.unfinished = None
+                self.state.settle(True)
+                return
+            if self.printer is None:       # (each PDF was printed from its HTML already)
+                self.build(preview=False)
+
+    def stop_printing(self) -> None:
+        if self.printer is not None:
+            self.printer.terminate()
+            self.printer.wait()
+            self.printer = None
+
+    def run(self, changes: queue.Queue, stop: threading.Event) -> None:
+        while not stop.is_set():
+            busy = self.printer is not None or self.unfinished is not None
+            try:
+                changes.get(timeout=0.05 if busy else 0.25)
+            except queue.Empty:
+                self.idle()
+                continue
+            while True:                   # every burst that came meanwhile: one rebuild
+                try:
+                    changes.get_nowait()
+                except queue.Empty:
+                    break
+            self.edited()
 
 
 def serve(rules: Path, out: Path, port: int = 8000, interval: float = 0.5,
@@ -551,34 +779,37 @@ def serve(rules: Path, out: Path, port: int = 8000, interval: float = 0.5,
     """Build, serve ``out`` on 127.0.0.1:``port`` and rebuild on change until ``stop`` is set
     (or Ctrl-C); ``trust``: whether the clause examples may run (:mod:`harmony.trust`). The port
     is taken before the first build: a port in use is a :class:`~harmony.usage.UsageError` and
-    nothing is built."""
+    nothing is built. (``interval`` is no longer used: changes are watched, not polled.)"""
     stop = stop or threading.Event()
+    rules, out = Path(rules).absolute(), Path(out).absolute()
     sock = listen(port)
+    changes: queue.Queue = queue.Queue()
+    # watching starts before the first build, so an edit made while it runs is rebuilt
+    watcher = Watcher(rules, changes, ignore=(out, cache_dir(out)))
     try:
-        # Taken before the first build, so an edit made while it runs (or just
-        # after) is seen as a change and rebuilt, never missed.
-        seen = fingerprint(rules)
+        watcher.start()
         state = BuildState()
-        if not rebuild(rules, out, state=state, trust=trust) and not (out / "index.html").is_file():
+        editing = _Editing(rules, out, state, trust)
+        editing.seen = fingerprint(rules)
+        if editing.build(preview=False) is None and not (out / "index.html").is_file():
+            watcher.stop()
             sock.close()
             return 1
     except BaseException:
+        watcher.stop()
         sock.close()
         raise
     server = PreviewServer(sock, out, state)
+    editing.server = server
     server.start()
     print(f"serving http://127.0.0.1:{server.address[1]}/ (Ctrl-C stops)", flush=True)
     try:
-        while not stop.wait(interval):
-            try:
-                now = fingerprint(rules)
-            except OSError:                # (out of open files a moment): look again soon
-                continue
-            if now != seen:
-                seen = now
-                rebuild(rules, out, state=state, trust=trust)
+        editing.run(changes, stop)
     except KeyboardInterrupt:
         pass
     finally:
+        watcher.stop()
+        editing.stop_printing()
+        printing.prune(editing.cache)
         server.stop()
     return 0

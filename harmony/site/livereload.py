@@ -1,0 +1,250 @@
+"""What ``harmony serve`` tells an open page: the build state, the script and error overlay
+put into every page it serves, and which pages a rebuild changed.
+
+The built files are never touched: :func:`inject` adds the script (and, while the last
+rebuild failed, the overlay) to the bytes of a page as it is sent. The script listens
+to the server's events (:data:`EVENTS_PATH`, server-sent events): each says whether the
+build failed, with its problems as ``harmony check`` prints them (the overlay shows them,
+and goes when a rebuild succeeds), and whether the page's own file changed since it was
+served (then the page reloads, and puts the reader back where they were: the element
+with an id nearest the top of the window, at the same height). A hidden tab closes its
+stream (browsers allow few connections to one server) and asks again when shown.
+
+>>> s = BuildState(); s.set([]); s.set(["r/a.yaml:3:5: error: bad <value> [x]"])
+>>> "r/a.yaml:3:5: error: bad &lt;value&gt; [x]" in s.banner()
+True
+>>> b"<script>" in inject(b"<html><body class=x><p>hi</p></body></html>", "index.html", s)
+True
+"""
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import os
+import secrets
+import threading
+from collections.abc import Set
+from pathlib import Path
+
+#: the stream of events a served page listens to, and the build state as one JSON object
+EVENTS_PATH = "/.harmony-serve/events"
+STATUS_PATH = "/.harmony-serve/status"
+#: the id of the overlay, in the page and in the script
+OVERLAY = "harmony-serve-error"
+#: milliseconds a browser waits before it connects again to a server that went away
+RETRY_MS = 1000
+
+_OVERLAY_STYLE = ("position:fixed;top:0;left:0;right:0;z-index:2147483647;background:#fde8e8;color:#611;"
+                  "border-bottom:3px solid #b00;padding:.6em 1em;font:14px/1.4 sans-serif;max-height:40vh;"
+                  "overflow:auto;overflow-wrap:anywhere;box-shadow:0 2px 6px rgba(0,0,0,.3)")
+_OVERLAY_TITLE = "The last rebuild failed; this is the last good site."
+#: the problems an overlay lists at most
+SHOWN = 50
+
+_SCRIPT = """(function () {
+"use strict";
+var me = %(config)s, KEY = "harmony-serve-place", source = null;
+function overlay(problems) {
+  var box = document.getElementById(me.overlay);
+  if (!problems.length) { if (box) box.parentNode.removeChild(box); return; }
+  if (!box) {
+    box = document.createElement("div"); box.id = me.overlay; box.setAttribute("role", "alert");
+    box.style.cssText = me.style; document.body.insertBefore(box, document.body.firstChild);
+  }
+  box.textContent = "";
+  var title = document.createElement("strong"); title.textContent = me.title;
+  var list = document.createElement("ul"); list.style.cssText = "margin:.3em 0 0 1.2em;padding:0";
+  problems.slice(0, me.shown).forEach(function (p) {
+    var item = document.createElement("li"), code = document.createElement("code");
+    code.textContent = p; item.appendChild(code); list.appendChild(item);
+  });
+  if (problems.length > me.shown) {
+    var more = document.createElement("li"); more.textContent = "... and " + (problems.length - me.shown) + " more";
+    list.appendChild(more);
+  }
+  box.appendChild(title); box.appendChild(document.createTextNode(" Fix these and save:")); box.appendChild(list);
+}
+function remember() {
+  var place = {page: me.page, y: window.scrollY, anchor: null, top: 0}, all = document.querySelectorAll("[id]");
+  for (var i = 0; i < all.length; i++) {
+    if (all[i].id === me.overlay) continue;
+    var top = all[i].getBoundingClientRect().top;
+    if (top >= 0) { place.anchor = all[i].id; place.top = top; break; }
+  }
+  try { sessionStorage.setItem(KEY, JSON.stringify(place)); } catch (e) {}
+}
+function restore() {
+  var place = null;
+  try { place = JSON.parse(sessionStorage.getItem(KEY) || "null"); sessionStorage.removeItem(KEY); } catch (e) {}
+  if (!place || place.page !== me.page) return;
+  var at = place.anchor && document.getElementById(place.anchor);
+  window.scrollTo(0, at ? at.getBoundingClientRect().top + window.scrollY - place.top : place.y);
+}
+function connect() {
+  if (source || !window.EventSource) return;
+  source = new EventSource(me.events + "?page=" + encodeURIComponent(me.page) + "&since=" + me.generation
+                           + "&server=" + me.server);
+  source.addEventListener("state", function (e) {
+    var s = JSON.parse(e.data);
+    overlay(s.problems);
+    if (s.reload) { remember(); source.close(); source = null; location.reload(); }
+  });
+}
+document.addEventListener("visibilitychange", function () {
+  if (document.hidden) { if (source) { source.close(); source = null; } } else connect();
+});
+if (!document.hidden) connect();
+if (document.readyState === "complete") restore(); else window.addEventListener("load", restore);
+})();"""
+
+
+class BuildState:
+    """The number of the last build, its problems if it failed, and the build at which each
+    page last changed; what the pages are told (:meth:`event`, :meth:`banner`)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.generation = 0
+        self.problems: list[str] = []
+        #: page (its path in the site, ``topics/index.html``) -> the generation it last changed in
+        self.changed_at: dict[str, int] = {}
+        #: the generation in which every page changed (a style sheet or script did)
+        self.all_changed_at = 0
+        #: this server's own mark: a page served by another (a restarted serve) reloads
+        self.server = secrets.token_hex(4)
+        #: whether the site stays as it is until the next edit (no PDF or full build to come)
+        self.settled = True
+
+    def set(self, problems: list[str], changed: Set[str] | None = frozenset()) -> None:
+        """A build ended: with ``problems`` (it failed, the site is as it was), or with the
+        pages whose files ``changed`` (None: every page)."""
+        with self.lock:
+            self.generation += 1
+            self.problems = list(problems)
+            if changed is None:
+                self.all_changed_at = self.generation
+            else:
+                for page in changed:
+                    self.changed_at[page] = self.generation
+
+    def settle(self, settled: bool) -> None:
+        with self.lock:
+            self.settled = settled
+
+    def as_json(self) -> bytes:
+        with self.lock:
+            return json.dumps({"generation": self.generation, "problems": self.problems,
+                               "settled": self.settled}).encode()
+
+    def event(self, page: str, since: int, server: str | None = None) -> tuple[int, bytes]:
+        """The generation now and the event telling a page (served at generation ``since`` by
+        the server marked ``server``) the state: the problems, and whether to reload.
+
+        >>> s = BuildState(); s.set([], {"a.html"}); s.set(["x.yaml:1:1: error: bad [c]"])
+        >>> s.event("a.html", 0, s.server)[1].decode().splitlines()[2]
+        'data: {"generation":2,"problems":["x.yaml:1:1: error: bad [c]"],"reload":true}'
+        >>> b'"reload":false' in s.event("a.html", 1, s.server)[1], b'"reload":true' in s.event("a.html", 1, "old")[1]
+        (True, True)
+        """
+        with self.lock:
+            changed = max(self.changed_at.get(page, 0), self.all_changed_at) > since
+            reload = changed or (server is not None and server != self.server)
+            data = json.dumps({"generation": self.generation, "problems": self.problems, "reload": reload},
+                              separators=(",", ":"))
+            return self.generation, f"id: {self.generation}\nevent: state\ndata: {data}\n\n".encode()
+
+    def banner(self) -> str:
+        """The overlay the page starts with while the last rebuild failed (the script keeps it
+        up to date): the problems, each escaped."""
+        with self.lock:
+            problems = list(self.problems)
+        if not problems:
+            return ""
+        items = "".join(f"<li><code>{html.escape(p)}</code></li>" for p in problems[:SHOWN])
+        more = f"<li>... and {len(problems) - SHOWN} more</li>" if len(problems) > SHOWN else ""
+        return (f'<div id="{OVERLAY}" role="alert" style="{_OVERLAY_STYLE}">'
+                f"<strong>{_OVERLAY_TITLE}</strong> Fix these and save:"
+                f'<ul style="margin:.3em 0 0 1.2em;padding:0">{items}{more}</ul></div>')
+
+    def script(self, page: str) -> str:
+        with self.lock:
+            generation = self.generation
+        config = json.dumps({"page": page, "generation": generation, "server": self.server,
+                             "events": EVENTS_PATH, "overlay": OVERLAY, "style": _OVERLAY_STYLE,
+                             "title": _OVERLAY_TITLE, "shown": SHOWN}, separators=(",", ":"))
+        # nothing in it may end the script element early
+        config = config.replace("<", "\\u003c").replace(">", "\\u003e")
+        return "<script>" + _SCRIPT % {"config": config} + "</script>"
+
+
+def inject(page: bytes, name: str, state: BuildState) -> bytes:
+    """``page`` (the bytes of the built file ``name``) as served: the overlay, if the last
+    rebuild failed, and the script, just inside ``<body>`` (at the start if it has none)."""
+    insert = (state.banner() + state.script(name)).encode("utf-8")
+    start = page.find(b"<body")
+    at = page.find(b">", start) + 1 if start >= 0 else 0
+    return page[:at] + insert + page[at:]
+
+
+class Snapshot:
+    """The files of a built site, to tell which a rebuild changed (:meth:`update`): by size
+    and time first, by the hash of their bytes when either moved (a rebuild copies the
+    site whole, keeping each file's time, and Sphinx writes again some pages it did not
+    change)."""
+
+    def __init__(self, out: Path):
+        self.out = out
+        self.files: dict[str, tuple[int, int, str]] = {}
+        self.update()
+
+    def _scan(self) -> dict[str, tuple[int, int]]:
+        found = {}
+        for folder, _dirs, names in os.walk(self.out):
+            for name in names:
+                path = os.path.join(folder, name)
+                try:
+                    st = os.stat(path)
+                except OSError:
+                    continue
+                found[os.path.relpath(path, self.out).replace(os.sep, "/")] = (st.st_size, st.st_mtime_ns)
+        return found
+
+    def update(self) -> set[str]:
+        """The files whose bytes changed (or that came or went) since the last call."""
+        now: dict[str, tuple[int, int, str]] = {}
+        changed = set()
+        for rel, (size, mtime) in self._scan().items():
+            before = self.files.get(rel)
+            if before is not None and before[:2] == (size, mtime):
+                now[rel] = before
+                continue
+            try:
+                digest = hashlib.sha256((self.out / rel).read_bytes()).hexdigest()
+            except OSError:
+                continue
+            now[rel] = (size, mtime, digest)
+            if before is None or before[2] != digest:
+                changed.add(rel)
+        changed |= set(self.files) - set(now)
+        self.files = now
+        return changed
+
+
+def pages_changed(files: set[str]) -> set[str] | None:
+    """The pages to reload for these changed files: the HTML pages among them, or every page
+    (None) when a style sheet or script of the site changed; a PDF or the explorer's
+    bundle reloads none (no page holds them).
+
+    >>> sorted(pages_changed({"topics/a.html", "print/x.pdf", "_explorer/harmony.js"}))
+    ['topics/a.html']
+    >>> pages_changed({"_static/harmony.css"}) is None
+    True
+    """
+    pages = set()
+    for rel in files:
+        if rel.endswith(".html"):
+            pages.add(rel)
+        elif rel.startswith("_static/"):
+            return None
+    return pages
