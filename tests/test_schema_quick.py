@@ -193,3 +193,16 @@ def test_a_validator_compiled_ahead_never_accepts_what_jsonschema_rejects(case):
     name, ref, part = case
     if AHEAD[ref](part):
         assert _full(ref, part), f"{name}: {ref} compiled ahead accepted what jsonschema rejects"
+
+
+def test_a_may_move_question_without_its_mode_is_refused_by_both_validators():
+    """Found by the property above in CI: the schema said "may-move needs a mode" with
+    ``dependentRequired``, a keyword of a later draft than the compiled validator knows, so
+    it accepted the question without its mode. The schema says it with ``if``/``then`` now."""
+    from harmony.games.panzerblitz.explorer import PARTS
+    ref = PARTS["expectation"]
+    asked = {"question": "May it?", "ask": {"may-move": "german-infantry"},
+             "rulings": {"REV": {"value": True, "because": ["movement.modes"]}}}
+    assert not AHEAD[ref](asked) and not _full(ref, asked)
+    asked["ask"]["mode"] = "quick-march"
+    assert AHEAD[ref](asked) and _full(ref, asked)
