@@ -2,10 +2,12 @@
 
 Run from the top of a checkout:
 
-    python3 bench/mutation.py [--sample 240] [--seed 1] [--out build/mutation]
+    python3 bench/mutation.py [--suite engine|print] [--sample 240] [--seed 1] [--out build/mutation]
                               [--only FILE] [--list] [--timeout SECONDS]
 
-Each mutant changes one place of one engine module (:data:`MODULES`):
+Each mutant changes one place of one module of the suite (:data:`SUITES`: the engine's
+eight modules, :data:`MODULES`, by default; ``--suite print``: the printer, the cards' fit
+bound and the clauses' examples runner):
 
 * a comparison made off by one or turned round (``<`` and ``<=``, ``>`` and ``>=``,
   ``==`` and ``!=``, ``in`` and ``not in``, ``is`` and ``is not``);
@@ -77,6 +79,16 @@ TESTS = ("tests/test_engine.py", "tests/test_engine_interdiction.py", "tests/tes
          "tests/test_engine_mutants.py", "tests/test_steps.py", "tests/test_los.py",
          "tests/test_los_exact.py", "tests/test_db.py", "tests/test_cp.py", "tests/test_hexgrid.py",
          "rules_data")
+
+#: The suites (``--suite``): the modules mutated, and the tests run on each mutant.
+SUITES = {
+    "engine": (MODULES, TESTS),
+    # the modules changed in session 7: the PDFs' printer, the cards' fit bound, the clauses'
+    # examples run for the site
+    "print": (("printer", "bound", "examplerun"),
+              ("tests/test_printer.py", "tests/test_cardbound.py", "tests/test_clause_examples.py",
+               "tests/test_site_examples.py")),
+}
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
             ast.NotEq: ast.Eq, ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
@@ -242,7 +254,8 @@ class _Finder(ast.NodeVisitor):
 WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/referee.py",
          "steps": "games/panzerblitz/steps.py", "los": "games/panzerblitz/los.py",
          "ruleset": "ruleset.py", "cpcalc": "games/combatpatrol/calculator.py",
-         "knowledge": "games/panzerblitz/knowledge.py", "barriers": "games/panzerblitz/barriers.py"}
+         "knowledge": "games/panzerblitz/knowledge.py", "barriers": "games/panzerblitz/barriers.py",
+         "printer": "printer.py", "bound": "cards/bound.py", "examplerun": "examplerun.py"}
 
 
 def rel_of(module: str) -> str:
@@ -300,11 +313,13 @@ def copy_tree(dest: Path) -> Path:
     return tree
 
 
-def run_tests(tree: Path, module: str, timeout: float) -> tuple[str, int | None, float, str]:
-    """Run :data:`TESTS` on ``tree``: (outcome, exit code, seconds, last line of output)."""
+def run_tests(tree: Path, module: str, timeout: float, suite: str = "engine") -> tuple[str, int | None, float, str]:
+    """Run the suite's tests (:data:`SUITES`) on ``tree``: (outcome, exit code, seconds, last line
+    of output)."""
+    modules, suite_tests = SUITES[suite]
     first = [rel_of(module)]
-    doctests = first + [rel_of(m) for m in MODULES if m != module]
-    tests = [t for t in TESTS if (tree / t).exists()]
+    doctests = first + [rel_of(m) for m in modules if m != module]
+    tests = [t for t in suite_tests if (tree / t).exists()]
     cmd = ["nice", "-n", "15", sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:randomly",
            "-p", "no:cacheprovider", *doctests, *tests]
     env = dict(os.environ, PYTHONPATH=str(tree), PYTHONDONTWRITEBYTECODE="1", HARMONY_CACHE="off",
@@ -327,6 +342,8 @@ def run_tests(tree: Path, module: str, timeout: float) -> tuple[str, int | None,
 
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--suite", choices=sorted(SUITES), default="engine",
+                    help="which modules are mutated and which tests run (default: the engine's)")
     ap.add_argument("--sample", type=int, default=240)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "mutation")
@@ -335,8 +352,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--timeout", type=float, default=0, help="seconds per mutant (default 5x the clean run, >= 60)")
     args = ap.parse_args(argv)
 
+    modules = SUITES[args.suite][0]
     pools, dropped = {}, 0
-    for mod in MODULES:
+    for mod in modules:
         pools[mod], bad = enumerate_mutants(mod)
         dropped += bad
     everything = {m.id: m for pool in pools.values() for m in pool}
@@ -348,18 +366,18 @@ def main(argv: list[str] | None = None) -> int:
         chosen = [everything[i] for i in ids if i in everything]
     else:
         chosen = sample(pools, args.sample, args.seed)
-    print(f"{len(everything)} mutants in {len(MODULES)} modules ({dropped} that do not compile left out); "
+    print(f"{len(everything)} mutants in {len(modules)} modules ({dropped} that do not compile left out); "
           + ", ".join(f"{mod} {len(p)}" for mod, p in pools.items()))
     print(f"running {len(chosen)}: " + ", ".join(
-        f"{mod} {sum(m.module == mod for m in chosen)}" for mod in MODULES))
+        f"{mod} {sum(m.module == mod for m in chosen)}" for mod in modules))
     if args.list:
         return 0
 
     args.out.mkdir(parents=True, exist_ok=True)
-    sources = {mod: path_of(mod).read_text(encoding="utf-8") for mod in MODULES}
+    sources = {mod: path_of(mod).read_text(encoding="utf-8") for mod in modules}
     with tempfile.TemporaryDirectory(prefix="harmony-mutation-") as tmp:
         tree = copy_tree(Path(tmp))
-        outcome, code, clean, last = run_tests(tree, "engine", timeout=600)
+        outcome, code, clean, last = run_tests(tree, modules[0], timeout=600, suite=args.suite)
         if outcome != "survived":
             print(f"the tests fail without any mutant ({code}): {last}", file=sys.stderr)
             return 1
@@ -375,7 +393,7 @@ def main(argv: list[str] | None = None) -> int:
                 for pyc in (target.parent / "__pycache__").glob(f"{m.module}.*.pyc"):
                     pyc.unlink()
                 try:
-                    outcome, code, took, last = run_tests(tree, m.module, timeout)
+                    outcome, code, took, last = run_tests(tree, m.module, timeout, suite=args.suite)
                 finally:
                     target.write_text(sources[m.module], encoding="utf-8")
                 counts[outcome] = counts.get(outcome, 0) + 1
