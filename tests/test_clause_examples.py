@@ -258,3 +258,17 @@ def test_on_a_phone_the_examples_open_in_one_click_and_fit(browser, site, model)
                 assert width <= 390, (topic.id, width)
         finally:
             context.close()
+
+
+def test_the_recorder_finds_rulings_three_levels_down_and_no_deeper():
+    """An example's value is searched for rulings through lists and mappings three levels
+    deep (a game's results nest so far), never further: a mutant of the depth lived without
+    this test."""
+    from harmony.examplerun import Recorder
+    from harmony.rulings import Ruling
+    found, too_deep = Ruling(True, ["spotting.rule"]), Ruling(False, ["spotting.rule"])
+    rec = Recorder()
+    rec.add("PB", [{"a": (found,)}])
+    rec.add("PB", [[[[too_deep]]]])
+    rec.add("PB", [found])                  # the same ruling is recorded once
+    assert rec.rulings == [("PB", found)]

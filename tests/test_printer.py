@@ -159,3 +159,28 @@ def test_a_full_disk_while_printing_is_one_line_and_leaves_no_temporary_file(tmp
     assert not out.exists() and leftovers(cache_dir(out) / PRINTED) == []
     monkeypatch.undo()
     assert main(["build", str(mine), "--out", str(out)]) == 0   # and once there is room again
+
+
+def test_the_last_printed_facts_are_those_of_the_store_and_say_not_laid_out_now(tmp_path):
+    """A preview links each PDF as the store last printed it: its pages and size, marked as
+    not laid out in this build; a PDF never printed, or whose facts cannot be read, is left out."""
+    jobs = [fake("a", 2), fake("b", 3)]
+    with Printer(jobs, tmp_path, workers=0) as p:
+        printed = p.wait()
+    assert all(x.printed for x in printed.values())
+    (tmp_path / "print__b.pdf.json").write_text("{not json", "utf-8")
+    last = printer.last_printed(tmp_path, ["print/a.pdf", "print/b.pdf", "print/never.pdf"])
+    assert last == {"print/a.pdf": printer.Printed("print/a.pdf", 2, 13, False)}
+
+
+def test_the_temporaries_of_a_dead_process_are_removed_and_named(tmp_path):
+    import subprocess
+    import sys
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)
+    dead, alive = int(gone.stdout), os.getpid()
+    (tmp_path / f".print__a.pdf.{dead}.tmp").write_bytes(b"half")
+    (tmp_path / f".print__b.pdf.{alive}.tmp").write_bytes(b"being written")
+    removed = printer.remove_temporaries(tmp_path)
+    assert [p.name for p in removed] == [f".print__a.pdf.{dead}.tmp"]
+    assert leftovers(tmp_path) == [f".print__b.pdf.{alive}.tmp"]

@@ -453,6 +453,8 @@ def _after_hyphens(text: str) -> list[str]:
 
     >>> _after_hyphens("topics/alternate-spotting.html#a-1")
     ['topics/alternate-', 'spotting.html#a-1']
+    >>> _after_hyphens("-leading-and-trailing")     # a first hyphen stands between no letters
+    ['-leading-', 'and-', 'trailing']
     """
     out, start = [], 0
     for i, ch in enumerate(text):
