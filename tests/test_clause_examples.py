@@ -272,3 +272,27 @@ def test_the_recorder_finds_rulings_three_levels_down_and_no_deeper():
     rec.add("PB", [[[[too_deep]]]])
     rec.add("PB", [found])                  # the same ruling is recorded once
     assert rec.rulings == [("PB", found)]
+
+
+def test_a_game_with_no_recorder_has_what_its_functions_return_recorded(dice):
+    """The dice game says nothing of its rulings: each function of its namespace is watched
+    instead, so the rulings its examples made are known (the coverage report counts them)."""
+    from harmony.examplerun import ran
+    from harmony.loader import load
+    model, report = load(str(dice))
+    assert not report.errors
+    transcript = ran(model, model.clauses["scoring.pair"])
+    assert transcript.ran and not transcript.why
+    assert any(r.value == 14 and r.reasons == ["scoring.pair"] for _, r in transcript.rulings)
+
+
+def test_examples_whose_game_cannot_be_loaded_say_why(dice, monkeypatch):
+    from harmony import examplerun
+    from harmony.loader import load
+    model, _ = load(str(dice))
+
+    def cannot(*_args, **_kwargs):
+        raise ModuleNotFoundError("No module named 'tumble'")
+    monkeypatch.setattr(examplerun, "_namespace", cannot)
+    transcript = examplerun.ran(model, model.clauses["scoring.pair"])
+    assert transcript.why == "ModuleNotFoundError: No module named 'tumble'" and not transcript.ran
