@@ -270,7 +270,8 @@ def test_the_recorder_finds_rulings_three_levels_down_and_no_deeper():
     rec = Recorder()
     rec.add("PB", [{"a": (found,)}])
     rec.add("PB", [[[[too_deep]]]])
-    rec.add("PB", [found])                  # the same ruling is recorded once
+    assert rec.rulings == [("PB", found)]
+    rec.add("PL", [found])                  # the same ruling is recorded once
     assert rec.rulings == [("PB", found)]
 
 
@@ -279,10 +280,16 @@ def test_a_game_with_no_recorder_has_what_its_functions_return_recorded(dice):
     instead, so the rulings its examples made are known (the coverage report counts them)."""
     from harmony.examplerun import ran
     from harmony.loader import load
+    scoring = dice / "scoring.yaml"
+    shown = "      >>> score(rules(\"TA\"), 6, 6, 2)\n      Ruling(value=14, reasons=['scoring.pair'])\n"
+    assert shown in scoring.read_text("utf-8")
+    # the ruling is neither shown nor kept in a name: only watching the function finds it
+    scoring.write_text(scoring.read_text("utf-8").replace(
+        shown, "      >>> score(rules(\"TA\"), 6, 6, 2).value\n      14\n"), "utf-8")
     model, report = load(str(dice))
     assert not report.errors
     transcript = ran(model, model.clauses["scoring.pair"])
-    assert transcript.ran and not transcript.why
+    assert transcript.ran and not transcript.why and not transcript.failed
     assert any(r.value == 14 and r.reasons == ["scoring.pair"] for _, r in transcript.rulings)
 
 
