@@ -185,9 +185,10 @@ def check_table_prose(model: Model, report: Report) -> None:
         for cell in clause.cells.values():
             cited = _cited_tables(model, cell)
             for path, text in _texts(cell):
-                for m in marks(text):
-                    if m.kind == "table":
-                        _mark(model, report, cell, path, text, m, cited)
+                if text and "table:" in text:      # (a table mark holds these letters)
+                    for m in marks(text):
+                        if m.kind == "table":
+                            _mark(model, report, cell, path, text, m, cited)
             if not cited:
                 continue
             for path, text in _texts(cell, notes=False):   # notes tell worked cases

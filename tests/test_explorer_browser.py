@@ -253,8 +253,12 @@ def test_a_downloaded_scenario_passes_harmony_check(offline_page, explorer, rule
 def test_a_painted_hexside_is_in_the_link_the_rulings_and_the_download(offline_page, explorer, rules_copy):
     """The reader paints a woods hexside by clicking near the side between two hexes: it is in
     the address, drawn on the board, decided by the engine, and saved in the scenario file;
-    the same click again clears it."""
+    the same click again clears it. (It starts from the default position, whatever the tests
+    before it left: a scenario file is saved from it, and it has no step a ruleset refuses.)"""
     page = offline_page.page
+    page.locator("button", has_text="Start afresh").click()
+    settled(page)
+    assert not any("fire" in step for step in position(page)["steps"])
     page.locator('input[data-mode="hexside"]').check()
     page.locator("select.hm-ex-hexside").select_option("woods-side")
     hex_ = page.locator('polygon[data-hex="E5"]')

@@ -54,6 +54,7 @@ import json
 import os
 import re
 import shutil
+import stat
 import sys
 import time
 from collections.abc import Iterator
@@ -220,16 +221,49 @@ def _exchange(a: Path, b: Path) -> bool:
     raise OSError(ctypes.get_errno(), os.strerror(ctypes.get_errno()), str(a))
 
 
+def _stage(html: Path, staging: Path, out: Path) -> None:
+    """Copy ``html`` to ``staging``; a file the published site ``out`` holds as it is in
+    ``html`` (the same size and time: :func:`shutil.copy2` keeps the time, and a file
+    written again gets a new one) is linked from ``out`` instead of copied. No file of a
+    published site is ever written in place (a publish replaces the folder), so a link
+    shares bytes that no longer change; where links cannot be made, it is copied.
+
+    >>> import tempfile
+    >>> with tempfile.TemporaryDirectory() as d:
+    ...     h, s, o = Path(d, "html"), Path(d, "staging"), Path(d, "out")
+    ...     (h / "sub").mkdir(parents=True)
+    ...     _ = (h / "same.js").write_text("kept"), (h / "sub" / "page.html").write_text("old")
+    ...     _ = shutil.copytree(h, o)
+    ...     _ = (h / "sub" / "page.html").write_text("new!")
+    ...     _stage(h, s, o)
+    ...     [(p.relative_to(s).as_posix(), p.read_text(), p.stat().st_nlink)
+    ...      for p in sorted(s.rglob("*")) if p.is_file()]
+    [('same.js', 'kept', 2), ('sub/page.html', 'new!', 1)]
+    """
+    def put(src: str, dst: str) -> None:
+        published = out / os.path.relpath(src, html)
+        try:
+            a, b = os.stat(src), os.stat(published, follow_symlinks=False)
+            if stat.S_ISREG(b.st_mode) and (a.st_size, a.st_mtime_ns) == (b.st_size, b.st_mtime_ns):
+                os.link(published, dst)
+                return
+        except OSError:
+            pass
+        shutil.copy2(src, dst)
+    shutil.copytree(html, staging, copy_function=put)
+
+
 def publish(html: Path, out: Path) -> None:
-    """Put a copy of ``html`` at ``out`` whole: copied to a staging folder beside ``out``,
-    then swapped in, so a reader (or a build killed half-way) never sees a mix. A copy
+    """Put a copy of ``html`` at ``out`` whole: copied to a staging folder beside ``out``
+    (:func:`_stage`: what did not change is linked from the site published last), then
+    swapped in, so a reader (or a build killed half-way) never sees a mix. A copy
     that fails (a full disk) removes its staging folder and leaves ``out`` as it was."""
     staging = out.parent / f".{out.name}.staging-{os.getpid()}"
     old = out.parent / f".{out.name}.old-{os.getpid()}"
     for leftover in (staging, old):
         shutil.rmtree(leftover, ignore_errors=True)
     try:
-        shutil.copytree(html, staging)
+        _stage(html, staging, out)
         if out.is_dir() and not out.is_symlink() and _exchange(staging, out):
             shutil.rmtree(staging, ignore_errors=True)   # now the old site
             return
