@@ -43,7 +43,7 @@ from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import paramtypes, resources
+from .. import htmlcache, paramtypes, resources
 from ..parsecache import installed
 from ..diagnostics import Pos, Report
 from ..model import Model
@@ -165,6 +165,7 @@ def _measure_batch(cards: list[CardView], fonts: list[float], size: str,
                    first: int = 0) -> list[Measure]:
     """:func:`measure` of one WeasyPrint document (``first``: the index of its first card)."""
     from weasyprint import HTML
+    htmlcache.install()     # (tinyhtml5 2.1.0 rebuilds its expressions: harmony.htmlcache)
 
     from .render import measuring_html     # Jinja: imported only when a card is laid out
     doc = HTML(string=measuring_html(cards, fonts, size)).render()

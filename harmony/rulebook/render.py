@@ -20,7 +20,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup, escape
 
-from .. import resources
+from .. import htmlcache, resources
 from ..markup import iter_marks, render_value, table_cell
 from ..model import Model
 from .collect import Rulebook
@@ -81,6 +81,7 @@ def print_pdf(html: str) -> tuple[bytes, int]:
     """Render ``html`` with WeasyPrint (fonts embedded, subset): the PDF bytes and its number
     of pages."""
     from weasyprint import HTML
+    htmlcache.install()     # (tinyhtml5 2.1.0 rebuilds its expressions: harmony.htmlcache)
     document = HTML(string=html, base_url=str(TEMPLATES)).render()
     return document.write_pdf(), len(document.pages)
 
