@@ -232,13 +232,16 @@ def _stage(html: Path, staging: Path, out: Path) -> None:
     >>> with tempfile.TemporaryDirectory() as d:
     ...     h, s, o = Path(d, "html"), Path(d, "staging"), Path(d, "out")
     ...     (h / "sub").mkdir(parents=True)
-    ...     _ = (h / "same.js").write_text("kept"), (h / "sub" / "page.html").write_text("old")
+    ...     for name in ("same.js", "sub/page.html", "sub/same-size.html"):
+    ...         _ = (h / name).write_text("old")
+    ...         os.utime(h / name, ns=(10**18, 10**18))
     ...     _ = shutil.copytree(h, o)
-    ...     _ = (h / "sub" / "page.html").write_text("new!")
+    ...     _ = (h / "sub" / "page.html").write_text("new!")                 # another size
+    ...     _ = (h / "sub" / "same-size.html").write_text("new")             # a new time
     ...     _stage(h, s, o)
     ...     [(p.relative_to(s).as_posix(), p.read_text(), p.stat().st_nlink)
     ...      for p in sorted(s.rglob("*")) if p.is_file()]
-    [('same.js', 'kept', 2), ('sub/page.html', 'new!', 1)]
+    [('same.js', 'old', 2), ('sub/page.html', 'new!', 1), ('sub/same-size.html', 'new', 1)]
     """
     def put(src: str, dst: str) -> None:
         published = out / os.path.relpath(src, html)
