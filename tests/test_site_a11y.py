@@ -33,18 +33,20 @@ SHOWN = {"index": "index.html", "topic": "topics/spotting.html", "revision": "re
 BOOT_MS = 180_000
 
 
-@pytest.fixture(scope="module")
+# (session fixtures, not module ones: the tests of this module may then run on any worker;
+# the site is built once a run whatever the worker asking)
+@pytest.fixture(scope="session")
 def site():
     return shipped_site()
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def base_url(site):
     with StaticServer(site.out) as url:
         yield url
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def shots(site) -> Path:
     folder = Path(os.environ.get("HARMONY_SCREENSHOTS") or ROOT / "build" / "screenshots")
     folder.mkdir(parents=True, exist_ok=True)
@@ -71,14 +73,26 @@ AXE_RUN = """async () => {
 }"""
 
 
-def test_no_page_has_an_axe_violation_at_either_width_in_light_or_dark(browser, site, base_url):
+#: the pages are checked in this many shares, each a test, so that the workers share them
+SHARES = 4
+
+
+def test_the_shares_hold_every_page_once(site):
+    pages = every_page(site)
+    assert len(pages) > 50 and "print/cards.html" in pages and "search.html" in pages
+    shared = [rel for share in range(SHARES) for rel in pages[share::SHARES]]
+    assert sorted(shared) == pages
+
+
+@pytest.mark.parametrize("share", range(SHARES))
+def test_no_page_has_an_axe_violation_at_either_width_in_light_or_dark(browser, site, base_url, share):
     """Each page is loaded once and checked in the four variants (the window resized and the
     colour scheme switched in place, as a reader would): a new violation fails here. At each
     width, a page of the site (not a print page) has no text under 12 px and no word broken
-    across two lines."""
+    across two lines. (Every SHARES-th page from ``share`` on: the shares hold every page.)"""
     assert AXE.is_file(), "axe-core is needed: run `npm ci` (package-lock.json pins it)"
-    pages = every_page(site)
-    assert len(pages) > 50 and "print/cards.html" in pages and "search.html" in pages
+    pages = every_page(site)[share::SHARES]
+    assert len(pages) > 50 // SHARES
     context = browser.new_context(viewport={"width": 1280, "height": 900})
     page = context.new_page()
     found: dict[str, list[str]] = {}
