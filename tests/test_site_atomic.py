@@ -35,7 +35,7 @@ def retitle(rules: Path, title: str) -> None:
     topics.write_text(text.replace("title: Spotting\n", f"title: {title}\n", 1), encoding="utf-8")
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")    # (each worker's own copy: its tests may run on any worker)
 def rules(tmp_path_factory) -> Path:
     dest = tmp_path_factory.mktemp("atomic") / "rules_data"
     shutil.copytree(ROOT / "rules_data", dest)
