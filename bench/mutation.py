@@ -88,6 +88,8 @@ SUITES = {
     "print": (("printer", "bound", "examplerun"),
               ("tests/test_printer.py", "tests/test_cardbound.py", "tests/test_clause_examples.py",
                "tests/test_site_examples.py")),
+    # session 9: the HTML parser's cache under WeasyPrint, and the tables' checks
+    "parse": (("htmlcache", "tablecheck"), ("tests/test_htmlcache.py", "tests/test_tablecheck.py", "tests/test_cp.py")),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -255,7 +257,8 @@ WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/
          "steps": "games/panzerblitz/steps.py", "los": "games/panzerblitz/los.py",
          "ruleset": "ruleset.py", "cpcalc": "games/combatpatrol/calculator.py",
          "knowledge": "games/panzerblitz/knowledge.py", "barriers": "games/panzerblitz/barriers.py",
-         "printer": "printer.py", "bound": "cards/bound.py", "examplerun": "examplerun.py"}
+         "printer": "printer.py", "bound": "cards/bound.py", "examplerun": "examplerun.py",
+         "htmlcache": "htmlcache.py", "tablecheck": "tablecheck.py"}
 
 
 def rel_of(module: str) -> str:
