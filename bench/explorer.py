@@ -151,17 +151,20 @@ def first_line(browser, url: str) -> float:
         context.close()
 
 
-def first_ruling(browser, url: str) -> tuple[float, float]:
+def first_ruling(browser, url: str) -> tuple[float, float, float, float]:
     """The explorer, cold, offline: ms from navigation to the frame painting its first
-    rulings, and to the position drawn."""
+    rulings, to the position drawn, to Pyodide started and to the engine read (NaN where
+    an older page does not say)."""
     context = offline_context(browser)
     try:
         page = context.new_page()
         page.goto(url)
         settled(page)
-        drawn = page.get_attribute("#hm-explorer", "data-drawn-ms")   # (a page before issue 30 says not)
-        return (float(page.get_attribute("#hm-explorer", "data-first-ruling-ms")),
-                float(drawn) if drawn is not None else float("nan"))
+
+        def when(name: str) -> float:
+            got = page.get_attribute("#hm-explorer", f"data-{name}-ms")
+            return float(got) if got is not None else float("nan")
+        return when("first-ruling"), when("drawn"), when("pyodide"), when("engine")
     finally:
         context.close()
 
@@ -169,7 +172,7 @@ def first_ruling(browser, url: str) -> tuple[float, float]:
 def side_by_side(browser, bare_url: str, explorer_url: str, rounds: int) -> dict:
     """``rounds`` rounds of bare Pyodide and the explorer, one after the other, the first of
     the two alternating: each one's times, and the medians."""
-    bare, ruling, drawn = [], [], []
+    bare, ruling, drawn, started, engine = [], [], [], [], []
     for r in range(rounds):
         for which in (("bare", "explorer") if r % 2 == 0 else ("explorer", "bare")):
             if which == "bare":
@@ -178,11 +181,19 @@ def side_by_side(browser, bare_url: str, explorer_url: str, rounds: int) -> dict
                 got = first_ruling(browser, explorer_url)
                 ruling.append(got[0])
                 drawn.append(got[1])
+                started.append(got[2])
+                engine.append(got[3])
+
+    def median(values: list[float]) -> float:
+        return statistics.median([v for v in values if v == v] or [float("nan")])
     return {"bare": bare, "ruling": ruling, "drawn": drawn,
             "median_bare": statistics.median(bare), "median_ruling": statistics.median(ruling),
             # each round's two loads ran one after the other, under much the same load
             "median_round": statistics.median(r / b for r, b in zip(ruling, bare)),
-            "median_drawn": statistics.median([d for d in drawn if d == d] or [float("nan")])}
+            "median_drawn": median(drawn),
+            # after Pyodide started: the engine read, then the first ruling decided and shown
+            "median_engine_read": median([e - s for e, s in zip(engine, started)]),
+            "median_after_engine": median([r - e for r, e in zip(ruling, engine)])}
 
 
 def measure(browser, site: Path, pos: dict, path: list[str], loads: int, repeats: int) -> dict:
@@ -274,6 +285,9 @@ def main(argv=None) -> int:
         print(f"| {args.rounds} rounds, alternating | {r['median_bare']:.0f} ({bare}) | {r['median_drawn']:.0f} "
               f"| {r['median_ruling']:.0f} ({ruling}) | {r['median_ruling'] / r['median_bare']:.2f}x; "
               f"{r['median_round']:.2f}x |", flush=True)
+        print(f"\nAfter Pyodide started (medians of the explorer's loads): its engine imported and the "
+              f"rules read in {r['median_engine_read']:.0f} ms, then the first ruling decided and painted "
+              f"{r['median_after_engine']:.0f} ms later.", flush=True)
         if args.loads > 0:
             print()
             print("| rulesets | questions | first ruling (ms, median of loads) | decide in page (ms) "

@@ -285,6 +285,7 @@
                                  stderr: function (line) { if (window.console) { console.warn(line); } }})
         .finally(function () { window.fetch = realFetch; WebAssembly.instantiateStreaming = realStreaming; });
     }).then(function (py) {
+      root.setAttribute("data-pyodide-ms", performance.now().toFixed(0));   // Pyodide started
       var home = bundle.home, zips = bundle.zips.map(function (name) { return home + "/" + name; });
       py.FS.mkdirTree(home);
       py.FS.writeFile(zips[0], base64ToBytes(bundle.engine));
@@ -299,6 +300,7 @@
                    "from " + bundle.module + " import Explorer\n" +
                    "_harmony_explorer = Explorer.from_json(sys.path_importer_cache[" + JSON.stringify(zips[0]) +
                    "].get_data(" + JSON.stringify(bundle.model) + "))\n");
+      root.setAttribute("data-engine-ms", performance.now().toFixed(0));   // the engine and rules read
       /* whether the modules came as byte code compiled at build time (harmony.site.bytecode) */
       root.setAttribute("data-bytecode", py.runPython("__import__('harmony').__file__.endswith('.pyc')") ?
                         "compiled" : "source");
@@ -1268,8 +1270,9 @@
      harmony.js has run (the controls wait, the rulings say the engine is deciding), the
      engine started, the link checked, the first ruling decided. The page notes when (from
      the start of navigation, performance.now(); bench/explorer.py reads them):
-     data-drawn-ms, the position drawn; data-first-ruling-ms, the frame that paints the
-     first rulings. */
+     data-drawn-ms, the position drawn; data-pyodide-ms, Pyodide started; data-engine-ms, the
+     engine's modules imported and the rules read; data-first-ruling-ms, the frame that
+     paints the first rulings. */
   var booting = true, hashPending = false, linkFound = null;
   var loaded = requestScripts();
   var runtime = decodeRuntime(loaded);
