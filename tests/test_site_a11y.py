@@ -77,11 +77,10 @@ AXE_RUN = """async () => {
 SHARES = 4
 
 
-def test_the_shares_hold_every_page_once(site):
+def test_the_pages_checked_are_every_page_of_the_site(site):
+    """What the shares below divide: every page, the print pages and search included."""
     pages = every_page(site)
     assert len(pages) > 50 and "print/cards.html" in pages and "search.html" in pages
-    shared = [rel for share in range(SHARES) for rel in pages[share::SHARES]]
-    assert sorted(shared) == pages
 
 
 @pytest.mark.parametrize("share", range(SHARES))

@@ -164,11 +164,8 @@ def measure(cards: list[CardView], fonts: list[float], size: str) -> list[Measur
 def _measure_batch(cards: list[CardView], fonts: list[float], size: str,
                    first: int = 0) -> list[Measure]:
     """:func:`measure` of one WeasyPrint document (``first``: the index of its first card)."""
-    from weasyprint import HTML
-    htmlcache.install()     # (tinyhtml5 2.1.0 rebuilds its expressions: harmony.htmlcache)
-
     from .render import measuring_html     # Jinja: imported only when a card is laid out
-    doc = HTML(string=measuring_html(cards, fonts, size)).render()
+    doc = htmlcache.document(measuring_html(cards, fonts, size)).render()
     out: list[Measure] = []
     for i, page in enumerate(doc.pages, first):
         found: dict[str, Any] = {}   # WeasyPrint's layout boxes

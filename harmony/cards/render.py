@@ -184,9 +184,7 @@ def print_pdf(html: str) -> tuple[bytes, int]:
 
     The PDF asks viewers not to scale it when printing (``/PrintScaling /None``) and to
     print duplex flipping on the long edge, the flip the backs are laid out for."""
-    from weasyprint import HTML
-    htmlcache.install()     # (tinyhtml5 2.1.0 rebuilds its expressions: harmony.htmlcache)
-    document = HTML(string=html, base_url=str(TEMPLATES)).render()
+    document = htmlcache.document(html, base_url=str(TEMPLATES)).render()
     return document.write_pdf(finisher=_viewer_preferences), len(document.pages)
 
 

@@ -80,9 +80,7 @@ def render_html(model: Model, book: Rulebook, paper: str = "a4") -> str:
 def print_pdf(html: str) -> tuple[bytes, int]:
     """Render ``html`` with WeasyPrint (fonts embedded, subset): the PDF bytes and its number
     of pages."""
-    from weasyprint import HTML
-    htmlcache.install()     # (tinyhtml5 2.1.0 rebuilds its expressions: harmony.htmlcache)
-    document = HTML(string=html, base_url=str(TEMPLATES)).render()
+    document = htmlcache.document(html, base_url=str(TEMPLATES)).render()
     return document.write_pdf(), len(document.pages)
 
 
