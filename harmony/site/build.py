@@ -31,8 +31,9 @@ A build never leaves the output torn or stale:
 
 A preview build (``preview=True``, what ``harmony serve`` runs after an edit) is the
 same but for what takes long and shows the edit least: it writes no PDF (each stays as
-last printed, linked with its size and pages then) and leaves the explorer's bundle and
-the rule coverage page (:data:`generate.PREVIEW_LEAVES`) as the last build made them.
+last printed, linked with its size and pages then), leaves the explorer's bundle and
+the rule coverage page (:data:`generate.PREVIEW_LEAVES`) as the last build made them, and
+indexes no page for search (:mod:`.searchlater`: the full build after it does).
 :func:`print_jobs` lists what a full build would print, for :mod:`harmony.site.printing`
 to print ahead of it; a full build then finishes the site, taking what was printed.
 
@@ -69,7 +70,7 @@ from ..diagnostics import Report
 from ..trust import Trust
 from ..rulebook import site as rulebook_site
 from .. import printer
-from . import explorer, generate, pdflinks, printing as ahead, sphinxapp
+from . import explorer, generate, pdflinks, printing as ahead, searchlater, sphinxapp
 
 CACHE = outdir.SITE_CACHE
 #: in the cache: present while Sphinx writes, so a killed build is noticed
@@ -484,7 +485,12 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
                 app.connect("html-collect-pages", _drop_empty_search_terms),
                 *words.connect(app)]
             try:
-                with sphinxapp.parents_when_needed(app) if preview else contextlib.nullcontext():
+                with contextlib.ExitStack() as during:
+                    if preview:
+                        during.enter_context(sphinxapp.parents_when_needed(app))
+                        during.enter_context(searchlater.leave_to_full_build(app, cache))
+                    else:
+                        during.enter_context(searchlater.index_again(app, cache))
                     app.build(force_all=False)
             except Exception:
                 if printing.failure is not None:   # Sphinx wraps what its event handlers raise
