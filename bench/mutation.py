@@ -90,6 +90,10 @@ SUITES = {
                "tests/test_site_examples.py")),
     # session 9: the HTML parser's cache under WeasyPrint, and the tables' checks
     "parse": (("htmlcache", "tablecheck"), ("tests/test_htmlcache.py", "tests/test_tablecheck.py", "tests/test_cp.py")),
+    # session 10: PDFs remembered across builds; the search index a preview leaves (its tests
+    # build sites: a suite of its own, sampled)
+    "printcache": (("printcache",), ("tests/test_printcache.py",)),
+    "searchlater": (("searchlater",), ("tests/test_searchlater.py",)),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -258,7 +262,8 @@ WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/
          "ruleset": "ruleset.py", "cpcalc": "games/combatpatrol/calculator.py",
          "knowledge": "games/panzerblitz/knowledge.py", "barriers": "games/panzerblitz/barriers.py",
          "printer": "printer.py", "bound": "cards/bound.py", "examplerun": "examplerun.py",
-         "htmlcache": "htmlcache.py", "tablecheck": "tablecheck.py"}
+         "htmlcache": "htmlcache.py", "tablecheck": "tablecheck.py", "printcache": "printcache.py",
+         "searchlater": "site/searchlater.py"}
 
 
 def rel_of(module: str) -> str:

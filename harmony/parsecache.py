@@ -160,13 +160,14 @@ def put(k: str, value: Any, kind: str = _FOLDER) -> None:
         prune(kind=kind)
 
 
-def prune(limit: int = MAX_ENTRIES, kind: str = _FOLDER) -> int:
-    """Remove the oldest entries of ``kind`` beyond ``limit``; returns how many were removed."""
+def prune(limit: int = MAX_ENTRIES, kind: str = _FOLDER, suffix: str = ".pickle") -> int:
+    """Remove the oldest entries of ``kind`` (files named ``*suffix``) beyond ``limit``;
+    returns how many were removed."""
     base = folder(kind)
     if base is None or not base.is_dir():
         return 0
     entries = []
-    for p in base.glob("*/*.pickle"):
+    for p in base.glob(f"*/*{suffix}"):
         try:
             entries.append((p.stat().st_mtime, p))
         except OSError:

@@ -9,9 +9,11 @@ last time, else lays it out, and keeps the PDF in a store of the build cache wit
 size and the hash of its HTML. :meth:`Printer.wait` gives each PDF's :class:`Printed` facts.
 
 Laying out only what changed: a PDF whose HTML hashes as it did when it was printed is
-taken from the store as it is. A PDF is written whole (a temporary file renamed over it),
-and its facts are removed before and written after it, so facts never name a PDF that is
-not the one in the store, even if a worker is killed half-way.
+taken from the store as it is; one that any build printed from the same HTML with the same
+code is taken from :mod:`harmony.printcache` (both count as not laid out: ``printed`` is
+False). A PDF is written whole (a temporary file renamed over it), and its facts are removed
+before and written after it, so facts never name a PDF that is not the one in the store,
+even if a worker is killed half-way.
 
 A worker never hangs a build: :meth:`Printer.wait` notices a worker that died (its
 sentinel), stops one that said nothing for :data:`TIMEOUT` seconds, and raises
@@ -51,7 +53,7 @@ from dataclasses import dataclass, field
 from multiprocessing.connection import Connection, wait as wait_for
 from pathlib import Path
 
-from . import outdir
+from . import outdir, printcache
 
 #: seconds a worker may go without a word (a PDF started or done) before it is stopped
 TIMEOUT = 600.0
@@ -143,11 +145,18 @@ def print_one(job: Job, store: Path) -> Printed:
         return known
     store.mkdir(parents=True, exist_ok=True)
     facts.unlink(missing_ok=True)
-    data, pages = job.print(html)
+    shared = printcache.key(job.print, html)
+    remembered = printcache.get(shared)
+    if remembered is not None:
+        data, pages = remembered
+    else:
+        data, pages = job.print(html)
     _write_whole(pdf, data)
     _write_whole(facts, json.dumps({"pages": pages, "sha256": digest, "size": len(data)},
                                    sort_keys=True).encode("utf-8"))
-    return Printed(job.file, pages, len(data), True)
+    if remembered is None:
+        printcache.put(shared, data, pages)
+    return Printed(job.file, pages, len(data), remembered is None)
 
 
 def last_printed(store: Path, files: Sequence[str]) -> dict[str, Printed]:

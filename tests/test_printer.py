@@ -117,7 +117,7 @@ def test_leaving_the_block_stops_the_workers(tmp_path):
 
 
 def test_a_build_whose_rulebook_cannot_be_printed_fails_in_one_line_and_keeps_the_site(
-        tmp_path, monkeypatch, capsys):
+        tmp_path, monkeypatch, capsys, harmony_cache):
     mine = tmp_path / "mine"
     assert main(["init", str(mine)]) == 0
     out = tmp_path / "site"
@@ -134,8 +134,10 @@ def test_a_build_whose_rulebook_cannot_be_printed_fails_in_one_line_and_keeps_th
     after = {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
     assert after == before
     assert leftovers(cache_dir(out) / PRINTED) == []
-    assert sorted(p.name for p in out.parent.iterdir()) == [".site.harmony-cache", "mine", "site"]
+    # (beside the test's harmony and the site: the site's cache, and this test's HARMONY_CACHE)
+    assert sorted(p.name for p in out.parent.iterdir()) == [".site.harmony-cache", "cache", "mine", "site"]
     monkeypatch.undo()
+    monkeypatch.setenv("HARMONY_CACHE", str(harmony_cache))
     again = build_site(mine, out)      # the next build starts afresh and prints what changed
     assert again.printed == ["print/HB-rulebook.pdf"]
 

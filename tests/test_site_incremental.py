@@ -26,18 +26,26 @@ def site_files(out: Path) -> dict[str, Path]:
             if p.is_file() and CACHE not in p.relative_to(out).parts}
 
 
-def test_same_input_gives_the_same_bytes(tmp_path, monkeypatch):
-    """Twice, once with the PDFs printed in processes of their own while Sphinx runs, once
-    printed in this process before it: the same bytes, the PDFs and their links included."""
+def test_same_input_gives_the_same_bytes(tmp_path, monkeypatch, harmony_cache):
+    """Three times: once with the PDFs printed in processes of their own while Sphinx runs,
+    once printed in this process before it (the PDFs remembered across builds turned off),
+    once into a new folder with each PDF taken from those remembered
+    (:mod:`harmony.printcache`): the same bytes, the PDFs and their links included."""
     a = build_site(RULES, tmp_path / "a")
     monkeypatch.setattr(printer, "default_workers", lambda jobs: 0)
+    monkeypatch.setenv("HARMONY_CACHE", "off")
     b = build_site(RULES, tmp_path / "b")
     assert a.printed == b.printed and len(a.printed) > 5
-    fa, fb = site_files(a.out), site_files(b.out)
-    assert fa.keys() == fb.keys()
+    monkeypatch.setenv("HARMONY_CACHE", str(harmony_cache))
+    c = build_site(RULES, tmp_path / "c")
+    assert c.printed == []                           # each PDF remembered from a's build
+    fa = site_files(a.out)
     assert len(fa) > 20 and len([f for f in fa if f.endswith(".pdf")]) == len(a.printed)
-    different = [rel for rel in fa if not filecmp.cmp(fa[rel], fb[rel], shallow=False)]
-    assert different == []
+    for other in (b, c):
+        fo = site_files(other.out)
+        assert fa.keys() == fo.keys()
+        different = [rel for rel in fa if not filecmp.cmp(fa[rel], fo[rel], shallow=False)]
+        assert different == []
 
 
 def _pick_clause(model):
@@ -153,7 +161,7 @@ def test_a_title_edit_leaves_no_page_with_the_old_title(tmp_path, rules_copy):
 
 
 def test_a_rulebook_whose_pages_change_is_relinked_without_reading_a_page_again(tmp_path, rules_copy,
-                                                                                monkeypatch):
+                                                                                monkeypatch, harmony_cache):
     """The links say each rulebook's pages and size, known only once it is printed (while
     Sphinx reads the pages): when they change and no page's source does, the pages that link
     it are written again with the new words, and the site is a clean build's bytes."""
