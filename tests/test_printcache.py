@@ -106,3 +106,13 @@ def test_a_pdf_is_remembered_only_once_printed_whole(harmony_cache, tmp_path):
         printer.print_one(job, tmp_path / "a")
     assert calls and printcache.get(printcache.key(broken, "<p>x</p>")) is None
     assert not list(harmony_cache.rglob(f"*{printcache.SUFFIX}"))
+
+
+def test_a_put_keeps_the_cache_bounded_and_a_second_put_replaces_the_first(harmony_cache):
+    k = printcache.key(rulebook_pdf, "<p>again</p>")
+    printcache.put(k, b"%PDF first", 1)
+    printcache.put(k, b"%PDF second", 2)
+    assert printcache.get(k) == (b"%PDF second", 2)
+    for i in range(printcache.MAX_ENTRIES + 1):
+        printcache.put(printcache.key(rulebook_pdf, f"<p>{i}</p>"), b"%PDF", 1)
+    assert len(list((harmony_cache / "printed").rglob(f"*{printcache.SUFFIX}"))) == printcache.MAX_ENTRIES

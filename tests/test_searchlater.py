@@ -83,7 +83,9 @@ def test_the_notes_of_two_previews_add_up(starter):
     assert "glossary" in second.written and "glossary" not in first.written
     noted = set(searchlater.pending(cache))
     assert {"topics/spotting", "glossary"} <= noted
+    searchlater.note(cache, {"topics/gone"})      # a page previewed, then removed before the full build
     full = build_site(rules, out, keep=True)
+    assert "topics/gone" not in full.read
     assert noted <= set(full.read)
     assert "zorblax" in _index(out) and "quuxwordi" in _index(out)
     assert searchlater.pending(cache) == []

@@ -27,6 +27,7 @@ next build trusts nothing Sphinx left (:mod:`harmony.site.build`).
 '["differences", "topics/spotting"]\\n'
 >>> forget(d); pending(d), (d / PENDING).exists()
 ([], False)
+>>> forget(d)          # (no note: nothing to do)
 """
 from __future__ import annotations
 
@@ -100,8 +101,8 @@ def index_again(app: Any, cache: Path) -> Iterator[None]:
         yield
         return
 
-    def outdated(_app, env, _added, _changed, removed) -> list[str]:
-        return [d for d in names if d in env.found_docs and d not in removed]
+    def outdated(*_args) -> list[str]:
+        return names              # (Sphinx keeps those of them that are still pages)
 
     listener = app.connect("env-get-outdated", outdated)
     try:
