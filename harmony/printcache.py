@@ -35,6 +35,8 @@ True
 (b'%PDF-1.7 ...', 3)
 >>> key(print_pdf, "<p>b</p>") == k, key(lambda html: (b"", 0), "<p>a</p>")
 (False, None)
+>>> printed(print_pdf, "<p>a</p>")      # (remembered: not laid out)
+(b'%PDF-1.7 ...', 3, False)
 >>> del os.environ["HARMONY_CACHE"]
 """
 from __future__ import annotations
@@ -95,6 +97,18 @@ def key(printer: Callable, html: str) -> str | None:
     h.update(f"{module}:{name}".encode() + b"\0")
     h.update(html.encode("utf-8", "surrogatepass"))
     return h.hexdigest()
+
+
+def printed(printer: Callable[[str], tuple[bytes, int]], html: str) -> tuple[bytes, int, bool]:
+    """``printer(html)`` (the PDF's bytes and pages), or the PDF remembered for it; and
+    whether it was laid out now."""
+    k = key(printer, html)
+    found = get(k)
+    if found is not None:
+        return found[0], found[1], False
+    data, pages = printer(html)
+    put(k, data, pages)
+    return data, pages, True
 
 
 def _path(k: str) -> Path | None:

@@ -145,18 +145,11 @@ def print_one(job: Job, store: Path) -> Printed:
         return known
     store.mkdir(parents=True, exist_ok=True)
     facts.unlink(missing_ok=True)
-    shared = printcache.key(job.print, html)
-    remembered = printcache.get(shared)
-    if remembered is not None:
-        data, pages = remembered
-    else:
-        data, pages = job.print(html)
+    data, pages, laid_out = printcache.printed(job.print, html)
     _write_whole(pdf, data)
     _write_whole(facts, json.dumps({"pages": pages, "sha256": digest, "size": len(data)},
                                    sort_keys=True).encode("utf-8"))
-    if remembered is None:
-        printcache.put(shared, data, pages)
-    return Printed(job.file, pages, len(data), remembered is None)
+    return Printed(job.file, pages, len(data), laid_out)
 
 
 def last_printed(store: Path, files: Sequence[str]) -> dict[str, Printed]:

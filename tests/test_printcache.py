@@ -116,3 +116,21 @@ def test_a_put_keeps_the_cache_bounded_and_a_second_put_replaces_the_first(harmo
     for i in range(printcache.MAX_ENTRIES + 1):
         printcache.put(printcache.key(rulebook_pdf, f"<p>{i}</p>"), b"%PDF", 1)
     assert len(list((harmony_cache / "printed").rglob(f"*{printcache.SUFFIX}"))) == printcache.MAX_ENTRIES
+
+
+def test_the_commands_pdfs_are_remembered_too(harmony_cache, tmp_path, monkeypatch):
+    """`harmony rulebook` and `harmony cards` print through write_pdf: the second time the
+    same HTML is taken from the cache, the same bytes, WeasyPrint not called."""
+    from harmony.cards import render as cards_render
+    from harmony.rulebook import render as rulebook_render
+    html = "<h1>Rules</h1><p>remembered</p>"
+    first = {m: m.write_pdf(html, tmp_path / f"{m.__name__}.pdf") for m in (rulebook_render, cards_render)}
+    assert all(pdf.startswith(b"%PDF") for pdf in first.values())
+
+    def no_layout(*_a, **_k):
+        raise AssertionError("laid out again")
+    monkeypatch.setattr(htmlcache, "document", no_layout)
+    for module, pdf in first.items():
+        assert module.write_pdf(html) == pdf
+    with pytest.raises(AssertionError, match="laid out again"):
+        rulebook_render.write_pdf(html + "<p>new</p>")

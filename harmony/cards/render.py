@@ -13,7 +13,7 @@ from pathlib import Path
 
 import jinja2
 
-from .. import htmlcache, resources
+from .. import htmlcache, printcache, resources
 from .collect import CardView
 from .layout import CARD_SIZES, CROP_GAP, MIN_MARGIN, PAPERS, Imposition, choose
 
@@ -189,8 +189,9 @@ def print_pdf(html: str) -> tuple[bytes, int]:
 
 
 def write_pdf(html: str, out: str | Path | None = None) -> bytes:
-    """The PDF of ``html`` (:func:`print_pdf`); written to ``out`` if given."""
-    pdf = print_pdf(html)[0]
+    """The PDF of ``html`` (:func:`print_pdf`, or the same PDF remembered by
+    :mod:`harmony.printcache`); written to ``out`` if given."""
+    pdf = printcache.printed(print_pdf, html)[0]
     if out is not None:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_bytes(pdf)

@@ -20,7 +20,7 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup, escape
 
-from .. import htmlcache, resources
+from .. import htmlcache, printcache, resources
 from ..markup import iter_marks, render_value, table_cell
 from ..model import Model
 from .collect import Rulebook
@@ -85,8 +85,9 @@ def print_pdf(html: str) -> tuple[bytes, int]:
 
 
 def write_pdf(html: str, out: str | Path | None = None) -> bytes:
-    """The PDF of ``html`` (:func:`print_pdf`); written to ``out`` if given."""
-    pdf = print_pdf(html)[0]
+    """The PDF of ``html`` (:func:`print_pdf`, or the same PDF remembered by
+    :mod:`harmony.printcache`); written to ``out`` if given."""
+    pdf = printcache.printed(print_pdf, html)[0]
     if out is not None:
         Path(out).parent.mkdir(parents=True, exist_ok=True)
         Path(out).write_bytes(pdf)
