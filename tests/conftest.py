@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import tempfile
 from functools import partial
 from pathlib import Path
@@ -32,6 +33,12 @@ RULES = ROOT / "rules_data"
 settings.register_profile("ci", derandomize=True, database=None)
 if os.environ.get("CI"):
     settings.load_profile("ci")
+
+# Tests stop `harmony serve` and `harmony fmt` with Ctrl-C (SIGINT). A run started in the
+# background by a shell without job control (`cmd &` in a script) inherits SIGINT ignored, and
+# so would every process it starts, which would then never stop: the run takes it back.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 # Where no compiled module may be written beside its source (PYTHONDONTWRITEBYTECODE), the
 # processes the tests start (``harmony`` commands, ``harmony serve``, pytest-xdist's workers)
