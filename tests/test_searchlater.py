@@ -16,8 +16,8 @@ WORD = "quuxwordy"          # a word no page holds: the stemmer keeps "quuxwordi
 
 @pytest.fixture
 def starter(tmp_path, monkeypatch):
-    """A harmony made by `harmony init`, built once (the application kept), and the path of
-    the file whose clause the tests edit."""
+    """A harmony made by `harmony init` and its site, built once (Sphinx's application kept):
+    the rules folder and the site folder."""
     monkeypatch.setenv("HARMONY_PYODIDE", "")
     rules = tmp_path / "rules"
     made = subprocess.run([sys.executable, "-m", "harmony", "init", str(rules)], capture_output=True, text=True)
@@ -42,8 +42,8 @@ def _index(out) -> str:
 @pytest.mark.parametrize("same_process", [True, False])
 def test_a_preview_indexes_nothing_and_the_next_full_build_indexes_what_it_wrote(starter, tmp_path, same_process):
     """The preview writes the edited page but neither the index nor its words; it notes the
-    pages it wrote. The full build after it (with the application the preview kept, or in a
-    new process, as `harmony build` after a stopped `harmony serve`) indexes them, forgets
+    pages it wrote. The full build after it (with the application the preview kept, or with
+    none kept, as `harmony build` after a stopped `harmony serve` starts) indexes them, forgets
     the note, and makes the site a fresh build makes, byte for byte."""
     rules, out = starter
     cache = cache_dir(out)
