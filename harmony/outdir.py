@@ -437,6 +437,24 @@ def remove_temporaries(out: Path) -> list[Path]:
     return removed
 
 
+def write_whole(path: Path, data: bytes) -> None:
+    """``data`` into ``path``: a ``.NAME.PID.tmp`` beside it renamed over it (never left,
+    even when the write fails: the error is the caller's).
+
+    >>> import tempfile
+    >>> d = Path(tempfile.mkdtemp())
+    >>> write_whole(d / "a.json", b"[]"); write_whole(d / "a.json", b"[1]")
+    >>> sorted(p.name for p in d.iterdir()), (d / "a.json").read_bytes()
+    (['a.json'], b'[1]')
+    """
+    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
+    try:
+        tmp.write_bytes(data)
+        os.replace(tmp, path)
+    finally:
+        tmp.unlink(missing_ok=True)
+
+
 def write_file(out: Path, data: bytes, folders: list[Path], command: str) -> bool:
     """Make ``folders`` (saying so), then write ``data`` to ``out`` whole: into a
     ``.NAME.PID.tmp`` beside it, renamed over it, after removing what a killed run left

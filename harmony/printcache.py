@@ -44,11 +44,10 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 
-from . import parsecache
+from . import outdir, parsecache
 
 #: PDFs remembered at most (a rulebook is 0.1 to 1 MB): the oldest beyond are removed
 MAX_ENTRIES = 150
@@ -122,15 +121,15 @@ def get(k: str | None) -> tuple[bytes, int] | None:
     if p is None:
         return None
     try:
-        pages, _, data = p.read_bytes().partition(b"\n")
-        found = int(pages.decode("ascii")), data
+        head, _, data = p.read_bytes().partition(b"\n")
+        pages = int(head.decode("ascii"))
     except (OSError, ValueError, UnicodeError):
         return None
     try:
         os.utime(p)          # used now: pruned after the entries used less lately
     except OSError:
         pass
-    return found[1], found[0]
+    return data, pages
 
 
 def put(k: str | None, data: bytes, pages: int) -> None:
@@ -141,14 +140,7 @@ def put(k: str | None, data: bytes, pages: int) -> None:
         return
     try:
         p.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=p.parent)
-        try:
-            with os.fdopen(fd, "wb") as f:
-                f.write(b"%d\n" % pages + data)
-            os.replace(tmp, p)
-        except BaseException:
-            os.unlink(tmp)
-            raise
+        outdir.write_whole(p, b"%d\n" % pages + data)
     except OSError:
         return
     prune()

@@ -101,16 +101,6 @@ def _facts_path(pdf: Path) -> Path:
     return pdf.with_name(pdf.name + ".json")
 
 
-def _write_whole(path: Path, data: bytes) -> None:
-    """``data`` into ``path``: a ``.NAME.PID.tmp`` beside it renamed over it (never left)."""
-    tmp = path.with_name(f".{path.name}.{os.getpid()}.tmp")
-    try:
-        tmp.write_bytes(data)
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
-
-
 def remove_temporaries(store: Path) -> list[Path]:
     """The temporary files of the store whose process is gone (a killed worker's), removed."""
     removed = []
@@ -146,8 +136,8 @@ def print_one(job: Job, store: Path) -> Printed:
     store.mkdir(parents=True, exist_ok=True)
     facts.unlink(missing_ok=True)
     data, pages, laid_out = printcache.printed(job.print, html)
-    _write_whole(pdf, data)
-    _write_whole(facts, json.dumps({"pages": pages, "sha256": digest, "size": len(data)},
+    outdir.write_whole(pdf, data)
+    outdir.write_whole(facts, json.dumps({"pages": pages, "sha256": digest, "size": len(data)},
                                    sort_keys=True).encode("utf-8"))
     return Printed(job.file, pages, len(data), laid_out)
 

@@ -32,11 +32,12 @@ next build trusts nothing Sphinx left (:mod:`harmony.site.build`).
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
+
+from .. import outdir
 
 #: the cache's note of the pages written by previews and not yet indexed
 PENDING = "search-pending.json"
@@ -52,14 +53,9 @@ def pending(cache: Path) -> list[str]:
 
 
 def note(cache: Path, docnames: Iterable[str]) -> None:
-    """Add ``docnames`` to the note (written whole: a temporary file renamed over it)."""
+    """Add ``docnames`` to the note (written whole: :func:`harmony.outdir.write_whole`)."""
     names = sorted(set(pending(cache)) | set(docnames))
-    path, tmp = cache / PENDING, cache / f".{PENDING}.{os.getpid()}.tmp"
-    try:
-        tmp.write_text(json.dumps(names) + "\n", encoding="utf-8")
-        os.replace(tmp, path)
-    finally:
-        tmp.unlink(missing_ok=True)
+    outdir.write_whole(cache / PENDING, (json.dumps(names) + "\n").encode("utf-8"))
 
 
 def forget(cache: Path) -> None:
