@@ -68,6 +68,18 @@ def rules_copy(tmp_path: Path) -> Path:
 
 
 @pytest.fixture
+def starter_rules(tmp_path: Path) -> Path:
+    """A harmony made by `harmony init` in a process of its own, as a user makes one:
+    ``tmp_path / "rules"``."""
+    import subprocess
+    import sys
+    rules = tmp_path / "rules"
+    made = subprocess.run([sys.executable, "-m", "harmony", "init", str(rules)], capture_output=True, text=True)
+    assert made.returncode == 0, made.stderr
+    return rules
+
+
+@pytest.fixture
 def new_process(monkeypatch):
     """Call it to forget the files the loader read in this process, as a new process starts
     (the on-disk caches under ``HARMONY_CACHE`` stay)."""

@@ -2,8 +2,6 @@
 from __future__ import annotations
 
 import filecmp
-import subprocess
-import sys
 
 import pytest
 
@@ -15,13 +13,11 @@ WORD = "quuxwordy"          # a word no page holds: the stemmer keeps "quuxwordi
 
 
 @pytest.fixture
-def starter(tmp_path, monkeypatch):
+def starter(starter_rules, tmp_path, monkeypatch):
     """A harmony made by `harmony init` and its site, built once (Sphinx's application kept):
     the rules folder and the site folder."""
     monkeypatch.setenv("HARMONY_PYODIDE", "")
-    rules = tmp_path / "rules"
-    made = subprocess.run([sys.executable, "-m", "harmony", "init", str(rules)], capture_output=True, text=True)
-    assert made.returncode == 0, made.stderr
+    rules = starter_rules
     out = tmp_path / "out"
     build_site(rules, out, keep=True)
     yield rules, out

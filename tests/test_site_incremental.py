@@ -193,20 +193,16 @@ def test_a_rulebook_whose_pages_change_is_relinked_without_reading_a_page_again(
 
 
 # ------------------------------------------------------------------ preview builds (harmony serve)
-def test_a_preview_prints_nothing_and_the_full_build_takes_what_was_printed_ahead(tmp_path, monkeypatch):
+def test_a_preview_prints_nothing_and_the_full_build_takes_what_was_printed_ahead(tmp_path, monkeypatch,
+                                                                                  starter_rules):
     """A preview build after an edit writes the page but no PDF (nor the explorer's bundle)
     and links the rulebooks as last printed; print_jobs names what a full build
     prints; once printed ahead into the printer's store (the child process harmony serve
     starts), the full build lays out nothing and its site is byte for byte a fresh build's."""
-    import subprocess
-    import sys
-
     from harmony.site import printing
     from harmony.site.build import cache_dir, print_jobs
     monkeypatch.setenv("HARMONY_PYODIDE", "")
-    rules = tmp_path / "rules"
-    made = subprocess.run([sys.executable, "-m", "harmony", "init", str(rules)], capture_output=True, text=True)
-    assert made.returncode == 0, made.stderr
+    rules = starter_rules
     out = tmp_path / "out"
     build_site(rules, out, keep=True)
     pdfs = {p: p.read_bytes() for p in sorted(out.rglob("*.pdf"))}
