@@ -71,7 +71,9 @@ def _edit_text(clause, suffix: str) -> None:
         y.dump(tree, f)
 
 
-def test_a_one_clause_edit_rewrites_only_the_pages_that_show_it(tmp_path, rules_copy):
+def test_a_one_clause_edit_rewrites_only_the_pages_that_show_it(tmp_path, rules_copy, harmony_cache):
+    """(A cache of its own: the edited rulebook must be laid out, not remembered from an
+    earlier run of this test: harmony.printcache.)"""
     rules = rules_copy
     out = tmp_path / "out"
     first = build_site(rules, out)
