@@ -679,3 +679,110 @@ def test_in_a_browser_the_page_reloads_itself_where_it_was_and_shows_a_broken_ed
         page.wait_for_function("() => !document.body.textContent.includes('may be fired on (live)')",
                                timeout=120_000)
         context.close()
+
+
+# ---------------------------------------------------------------- the heap between edits
+
+def _full_collections_while(make_garbage) -> int:
+    """How many collections of the oldest generation ran while ``make_garbage`` did."""
+    import gc
+    seen = []
+
+    def note(phase, info):
+        if phase == "stop" and info["generation"] == 2:
+            seen.append(1)
+    gc.callbacks.append(note)
+    try:
+        make_garbage()
+    finally:
+        gc.callbacks.remove(note)
+    return len(seen)
+
+
+def _cycles(n: int = 800_000) -> None:
+    """Cyclic garbage that lives long enough to reach the oldest generation."""
+    keep = []
+    for _ in range(n):
+        a: list = []
+        a.append(a)
+        keep.append(a)
+        if len(keep) > 20_000:
+            keep.clear()
+
+
+def test_a_preview_runs_no_full_collection_and_a_full_build_does():
+    from harmony.site.build import _default_collection
+
+    def during(full: bool):
+        def run():
+            with _default_collection(full=full):
+                _cycles()
+        return run
+    assert _full_collections_while(during(full=True)) > 0
+    assert _full_collections_while(during(full=False)) == 0
+
+
+class _Collects:
+    """``harmony serve``'s rebuilds (``_Editing``) with the builds and the collector counted."""
+
+    def __init__(self, tmp_path, monkeypatch):
+        from harmony.site import serve
+        from harmony.site.build import BuildResult
+        self.serve, self.builds, self.collections = serve, [], 0
+        self.clock = [1000.0]
+        monkeypatch.setattr(serve.time, "monotonic", lambda: self.clock[0])
+
+        def build_once(rules, out, *a, preview=False, **k):
+            self.builds.append(preview)
+            return BuildResult(out=out, staged=None, preview=preview)
+        monkeypatch.setattr(serve, "build_once", build_once)
+        monkeypatch.setattr(serve, "print_jobs", lambda model: [])
+        monkeypatch.setattr(serve.printing, "start", lambda cache, jobs: None)
+        monkeypatch.setattr(serve.printing, "prune", lambda cache: None)
+
+        def collect():
+            self.collections += 1
+        monkeypatch.setattr(serve.gc, "collect", collect)
+        (tmp_path / "rules").mkdir()
+        self.edits = 0
+        self.editing = serve._Editing(tmp_path / "rules", tmp_path / "out", serve.BuildState(), None)
+        self.rules = tmp_path / "rules"
+
+    def edit(self) -> None:
+        self.edits += 1
+        (self.rules / "a.yaml").write_text(f"edit {self.edits}\n")
+        self.editing.edited()
+
+    def wait(self, seconds: float) -> None:
+        self.clock[0] += seconds
+        self.editing.idle()
+
+
+def test_serve_collects_the_heap_once_the_page_had_time_to_reload_not_during_the_edit(tmp_path, monkeypatch):
+    c = _Collects(tmp_path, monkeypatch)
+    c.edit()
+    assert c.builds == [True] and c.collections == 0
+    c.wait(c.serve.COLLECT_AFTER / 2)
+    assert c.collections == 0                 # the page may still be loading
+    c.wait(c.serve.COLLECT_AFTER / 2)
+    assert c.collections == 1
+    c.wait(c.serve.COLLECT_AFTER)
+    assert c.collections == 1                 # once per burst of previews, not every idle moment
+    c.wait(c.serve.SETTLE)                    # the edits stopped: the full build, no second collection
+    assert c.builds == [True, False] and c.collections == 1
+
+
+def test_edits_faster_than_the_collection_still_collect_every_few_previews(tmp_path, monkeypatch):
+    c = _Collects(tmp_path, monkeypatch)
+    most = c.serve.MOST_UNCOLLECTED
+    for _ in range(most):
+        c.edit()
+        c.wait(c.serve.COLLECT_AFTER / 10)
+    assert c.collections == 0 and c.builds == [True] * most
+    c.edit()                                  # one more: it collects before it builds
+    assert c.collections == 1 and c.editing.uncollected == 1
+    for _ in range(most - 1):
+        c.edit()
+    assert c.collections == 1
+    c.edit()
+    assert c.collections == 2

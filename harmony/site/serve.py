@@ -680,6 +680,13 @@ def build_once(rules: Path, out: Path, out_stream=None, err=None, state: BuildSt
 #: seconds without an edit after which the PDFs a preview left are printed and the site is
 #: finished by a full build
 SETTLE = 2.0
+#: seconds after a preview, without an edit, at which the whole heap is collected (a
+#: preview runs no full collection: see :func:`harmony.site.build._default_collection`);
+#: by then the open page has reloaded, so the collection does not hold up its requests
+COLLECT_AFTER = 0.5
+#: previews in a row (edits coming faster than :data:`COLLECT_AFTER`) after which the next
+#: one collects first, so that the heap stays bounded however long the edits go on
+MOST_UNCOLLECTED = 8
 
 
 class _Editing:
@@ -699,6 +706,13 @@ class _Editing:
         self.unfinished: BuildResult | None = None
         self.since = 0.0
         self.printer: subprocess.Popen | None = None
+        #: previews since the last full collection of the heap
+        self.uncollected = 0
+
+    def collect(self) -> None:
+        """Collect the whole heap (the garbage the previews left)."""
+        gc.collect()
+        self.uncollected = 0
 
     def build(self, preview: bool) -> BuildResult | None:
         res = build_once(self.rules, self.out, self.out_stream, self.err, self.state, self.trust,
@@ -722,6 +736,9 @@ class _Editing:
             return
         self.seen = now
         self.stop_printing()
+        if self.uncollected >= MOST_UNCOLLECTED:
+            self.collect()
+        self.uncollected += 1
         self.build(preview=True)
 
     def idle(self) -> None:
@@ -738,8 +755,11 @@ class _Editing:
                 self.state.settle(True)
                 return
             self.build(preview=False)
-        elif self.unfinished is not None and time.monotonic() - self.since >= SETTLE:
-            gc.collect()                   # (the previews leave the full collections: see build.py)
+            return
+        quiet = time.monotonic() - self.since
+        if self.uncollected and quiet >= COLLECT_AFTER:
+            self.collect()
+        if self.unfinished is not None and quiet >= SETTLE:
             try:
                 jobs = print_jobs(self.unfinished.model)
                 self.printer = printing.start(self.cache, jobs)
