@@ -133,7 +133,7 @@ COMMANDS: tuple[Command, ...] = (
             _lazy(".site.command", "serve_args"), _lazy(".site.command", "run_serve")),
     Command("cards", "print rule cards (PDF) of the rulesets' short rules",
             _lazy(".cards.command", "cards_args"), _lazy(".cards.command", "run_cards")),
-    Command("rulebook", "print one ruleset's full rules as a rulebook (PDF)",
+    Command("rulebook", "print one ruleset's full rules as a rulebook (PDF, or EPUB)",
             _lazy(".rulebook.command", "rulebook_args"), _lazy(".rulebook.command", "run_rulebook")),
     Command("diff", "what changed in rules_data between two revisions: text, parameters, rulings",
             _lazy(".diff.command", "diff_args"), _lazy(".diff.command", "run_diff")),

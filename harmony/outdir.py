@@ -66,6 +66,8 @@ SITE_CACHE = ".harmony-cache"
 PDF_CREATOR = b"harmony cards"
 #: every Creator harmony gives its PDFs: the cards', and the rulebooks' (``harmony rulebook``)
 PDF_CREATORS = (PDF_CREATOR, b"harmony rulebook")
+#: the zip comment of the EPUBs harmony writes (:mod:`harmony.rulebook.epub`)
+EPUB_COMMENT = b"harmony rulebook"
 #: the PNG text chunk harmony adds to the images it writes
 PNG_SOFTWARE = b"Software\0harmony cards"
 #: a card image as harmony names it (:func:`harmony.cards.exports.card_name`)
@@ -300,6 +302,23 @@ def harmony_png_bytes(data: bytes) -> bool:
     return data.startswith(b"\x89PNG\r\n\x1a\n") and b"tEXt" + PNG_SOFTWARE in data[:4096]
 
 
+def harmony_epub(path: Path) -> bool:
+    """True when ``path`` is an EPUB harmony wrote: a zip whose comment is harmony's
+    (read from the zip's end record, at most 64 KiB from the end of the file)."""
+    try:
+        with open(path, "rb") as f:
+            f.seek(0, os.SEEK_END)
+            f.seek(max(0, f.tell() - 65_557))
+            tail = f.read()
+    except OSError:
+        return False
+    end = tail.rfind(b"PK\x05\x06")
+    if end < 0 or len(tail) < end + 22:
+        return False
+    size = struct.unpack("<H", tail[end + 20:end + 22])[0]
+    return tail[end + 22:end + 22 + size] == EPUB_COMMENT
+
+
 def harmony_png(path: Path) -> bool:
     """True when ``path`` is a PNG harmony wrote (it carries harmony's text chunk)."""
     try:
@@ -310,8 +329,8 @@ def harmony_png(path: Path) -> bool:
 
 
 def file(path: str | os.PathLike, kind: str, option: str) -> Path:
-    """The file ``path`` if harmony may write a ``kind`` file (``pdf`` or ``png``) there:
-    missing, or one harmony wrote; else :class:`Refused`."""
+    """The file ``path`` if harmony may write a ``kind`` file (``pdf``, ``epub`` or ``png``)
+    there: missing, or one harmony wrote; else :class:`Refused`."""
     given = Path(path)
     p = real(given)
     if ".git" in p.parts:
@@ -321,10 +340,12 @@ def file(path: str | os.PathLike, kind: str, option: str) -> Path:
         return p
     if p.is_dir():
         raise Refused(f"{_name(option, given)} is a folder; give a file name")
-    ours = harmony_pdf(p) if kind == "pdf" else harmony_png(p)
+    ours = {"pdf": harmony_pdf, "epub": harmony_epub}.get(kind, harmony_png)(p)
     if not ours:
-        raise Refused(f"{_name(option, given)} is a file harmony did not write (not a {kind.upper()} "
-                      "of harmony's cards): give a new file name, or move that file away "
+        what = "rulebooks" if kind == "epub" else "cards"
+        article = "an" if kind == "epub" else "a"
+        raise Refused(f"{_name(option, given)} is a file harmony did not write (not {article} {kind.upper()} "
+                      f"of harmony's {what}): give a new file name, or move that file away "
                       "(nothing was written)")
     return p
 

@@ -329,7 +329,8 @@ def test_the_build_prints_every_rulebook_links_it_and_skips_an_unchanged_one(tmp
                      "utf-8")
     third = build_site(mine, out)
     assert prints() == 1 and [f for f in third.extras if f.endswith("-rulebook.pdf")] == \
-        ["print/HB-rulebook.pdf"] == third.printed
+        ["print/HB-rulebook.pdf"]
+    assert third.printed == ["print/HB-rulebook.epub", "print/HB-rulebook.pdf"]   # and its EPUB
     assert "at once" in words(text_of(out / "print" / "HB-rulebook.pdf"))
 
 

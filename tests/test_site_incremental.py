@@ -40,7 +40,7 @@ def test_same_input_gives_the_same_bytes(tmp_path, monkeypatch, harmony_cache):
     c = build_site(RULES, tmp_path / "c")
     assert c.printed == []                           # each PDF remembered from a's build
     fa = site_files(a.out)
-    assert len(fa) > 20 and len([f for f in fa if f.endswith(".pdf")]) == len(a.printed)
+    assert len(fa) > 20 and len([f for f in fa if f.endswith((".pdf", ".epub"))]) == len(a.printed)
     for other in (b, c):
         fo = site_files(other.out)
         assert fa.keys() == fo.keys()
@@ -114,9 +114,11 @@ def test_a_one_clause_edit_rewrites_only_the_pages_that_show_it(tmp_path, rules_
                                            + [f"{a}.rst" for a in amending])
     linking = ["index", "rulebooks", "sources"] if relinked else []
     assert edited.read == sorted([doc, "differences"] + amending)
-    assert edited.printed == [pl]
-    assert [f for f in edited.extras if f.startswith("print/")] == (["print/rulebooks.html"] if relinked
-                                                                     else []) + [pl]
+    epub = pl.replace(".pdf", ".epub")      # the PL rulebook's EPUB, listed (with its size) there
+    relisted = relinked or size_words(len(before[epub])) != size_words(len((out / epub).read_bytes()))
+    assert edited.printed == [epub, pl]
+    assert [f for f in edited.extras if f.startswith("print/")] == (["print/rulebooks.html"] if relisted
+                                                                     else []) + [pl, epub]
     # Sphinx also re-writes the page whose toctree lists the edited one (its titles may show there)
     assert set(edited.written) == {doc, "differences", "topics/index", "index", "genindex", "search",
                                    *linking, *amending}
@@ -181,7 +183,7 @@ def test_a_rulebook_whose_pages_change_is_relinked_without_reading_a_page_again(
         return html.replace("</body>", '<p style="break-before: page">More.</p></body>') if key == "DB" else html
     monkeypatch.setattr(rulebook_site, "pdf_html", longer)
     again = build_site(rules_copy, out)
-    assert again.printed == [db] and len(PdfReader(str(out / db)).pages) == pages + 1
+    assert again.printed == [db.replace(".pdf", ".epub"), db] and len(PdfReader(str(out / db)).pages) == pages + 1
     assert again.staged.written == [] and again.read == []
     # (and Sphinx writes again the page whose table of contents lists one it writes again)
     assert set(linking) <= set(again.written) <= {*linking, "genindex", "search", "revisions/index"}
@@ -207,7 +209,7 @@ def test_a_preview_prints_nothing_and_the_full_build_takes_what_was_printed_ahea
     rules = starter_rules
     out = tmp_path / "out"
     build_site(rules, out, keep=True)
-    pdfs = {p: p.read_bytes() for p in sorted(out.rglob("*.pdf"))}
+    pdfs = {p: p.read_bytes() for p in sorted(out.rglob("*.pdf")) + sorted(out.rglob("*.epub"))}
     assert len(pdfs) >= 2
     rulebooks = (out / "print" / "rulebooks.html").read_text("utf-8")
 
@@ -217,7 +219,7 @@ def test_a_preview_prints_nothing_and_the_full_build_takes_what_was_printed_ahea
     preview = build_site(rules, out, preview=True, keep=True)
     assert preview.preview and preview.printed == []
     assert "may be shot at only while" in (out / "topics" / "spotting.html").read_text("utf-8")
-    assert {p: p.read_bytes() for p in sorted(out.rglob("*.pdf"))} == pdfs      # as last printed
+    assert {p: p.read_bytes() for p in sorted(out.rglob("*.pdf")) + sorted(out.rglob("*.epub"))} == pdfs
     assert (out / "print" / "rulebooks.html").read_text("utf-8") == rulebooks
 
     cache = cache_dir(out)
@@ -231,4 +233,4 @@ def test_a_preview_prints_nothing_and_the_full_build_takes_what_was_printed_ahea
     fa, fb = site_files(out), site_files(fresh.out)
     assert fa.keys() == fb.keys()
     assert [rel for rel in fa if not filecmp.cmp(fa[rel], fb[rel], shallow=False)] == []
-    assert {p.name for p in out.rglob("*.pdf")} == {p.name for p in pdfs}
+    assert {p.name for p in [*out.rglob("*.pdf"), *out.rglob("*.epub")]} == {p.name for p in pdfs}

@@ -1,7 +1,8 @@
-"""``harmony rulebook``: one ruleset's full rules as a PDF to read or print.
+"""``harmony rulebook``: one ruleset's full rules as a PDF to read or print, or as an EPUB
+for an e-reader (``--out`` naming a ``.epub`` file: :mod:`harmony.rulebook.epub`).
 
 The output is checked before anything is rendered: a folder where a file is asked for, a
-file harmony did not write (:mod:`harmony.outdir`: only a PDF of harmony's is replaced), a
+file harmony did not write (:mod:`harmony.outdir`: only a PDF or EPUB of harmony's is replaced), a
 read-only file or folder is a usage error; a folder the output needs is made, and the
 command says so.
 """
@@ -23,7 +24,8 @@ def rulebook_args(p) -> None:
     p.add_argument("--paper", choices=tuple(PAPERS), default="a4",
                    help="paper size (default a4)")
     p.add_argument("--out", metavar="FILE",
-                   help="the PDF to write (default " + DEFAULT_OUT.format(key="KEY") + ")")
+                   help="the file to write: a .pdf, or a .epub for an e-reader (default "
+                        + DEFAULT_OUT.format(key="KEY") + ")")
 
 
 def run_rulebook(args) -> int:
@@ -36,10 +38,11 @@ def run_rulebook(args) -> int:
     out = Path(args.out or DEFAULT_OUT.format(key=args.key))
     if out.is_dir():
         raise UsageError(f"--out {out} is a folder; give a file name")
-    if out.suffix.lower() != ".pdf":
-        raise UsageError(f"--out {out} should name a .pdf file")
+    kind = out.suffix.lower().lstrip(".")
+    if kind not in ("pdf", "epub"):
+        raise UsageError(f"--out {out} should name a .pdf or .epub file")
     # may harmony write there (nothing of yours replaced), then can it (really tried)
-    outdir.file(out, "pdf", "--out")
+    outdir.file(out, kind, "--out")
     to_make = writable(out, "--out")
     model, report = load(given.root)
     if report.errors:
@@ -54,9 +57,15 @@ def run_rulebook(args) -> int:
               "rule (status rule, optional or tournament)", file=sys.stderr)
         return 1
     start = time.perf_counter()
-    pdf, pages = print_pdf(pdf_html(model, args.key, args.paper))
-    if not outdir.write_file(out, pdf, to_make, "harmony rulebook"):
+    html = pdf_html(model, args.key, args.paper)
+    if kind == "epub":
+        from .epub import print_epub
+        data, notes = print_epub(html)
+        what = f"an EPUB with {notes} notes"
+    else:
+        data, pages = print_pdf(html)
+        what = f"{pages} pages, {args.paper}"
+    if not outdir.write_file(out, data, to_make, "harmony rulebook"):
         return 1
-    print(f"wrote {out}: the {args.key} rulebook, {pages} pages, {args.paper} "
-          f"({time.perf_counter() - start:.1f} s)")
+    print(f"wrote {out}: the {args.key} rulebook, {what} ({time.perf_counter() - start:.1f} s)")
     return 0

@@ -1,8 +1,9 @@
-"""The rulebooks of ``harmony build``: a PDF of every ruleset in ``print/``, linked from the
-site with its size and number of pages.
+"""The rulebooks of ``harmony build``: a PDF and an EPUB of every ruleset in ``print/``, the
+PDF linked from the site with its size and number of pages, both listed on the print
+folder's page.
 
 Nothing is printed here: :func:`extras` gives the site's page of rulebooks, whose ``pdfs``
-are the :class:`~harmony.printer.Job` of each rulebook (its HTML is made, and printed,
+are the :class:`~harmony.printer.Job` of each rulebook and its EPUB (their HTML is made, and printed,
 in the build's printing processes while Sphinx runs; a rulebook whose HTML is the one
 printed last time is not laid out again). The pages link each PDF with a placeholder for its
 pages and size (:mod:`harmony.site.pdflinks`), and the page of the print folder that lists
@@ -16,11 +17,12 @@ from ..model import Model
 from ..printer import Job, Printed, size_words
 from . import pdf_html, print_pdf
 from .collect import rulesets
+from .epub import print_epub
 from .render import environment
 
 FOLDER = "print"
 
-__all__ = ["FOLDER", "extras", "pdf_file", "size_words"]
+__all__ = ["FOLDER", "epub_file", "extras", "pdf_file", "size_words"]
 
 
 def pdf_file(key: str) -> str:
@@ -32,10 +34,19 @@ def pdf_file(key: str) -> str:
     return f"{FOLDER}/{key}-rulebook.pdf"
 
 
+def epub_file(key: str) -> str:
+    """Where the site keeps ruleset ``key``'s rulebook as an EPUB.
+
+    >>> epub_file("REV")
+    'print/REV-rulebook.epub'
+    """
+    return f"{FOLDER}/{key}-rulebook.epub"
+
+
 def index_html(books: list[dict], printed: dict[str, Printed]) -> str:
     """The page of the print folder listing ``books`` with each PDF's pages and size."""
-    rows = [dict(b, pages=printed[b["file"]].pages, size=size_words(printed[b["file"]].size))
-            for b in books]
+    rows = [dict(b, pages=printed[b["file"]].pages, size=size_words(printed[b["file"]].size),
+                 epub_size=size_words(printed[b["epub"]].size)) for b in books]
     return environment().get_template("index.html.j2").render(books=rows)
 
 
@@ -44,7 +55,7 @@ def extras(model: Model) -> dict[str, dict]:
     ``rulebooks`` what the pages link (by key: file, title, the link's label), ``render``
     the print folder's page once the PDFs' facts are known; nothing when no ruleset states
     a rule."""
-    books = [{"key": key, "title": model.sources[key].title, "file": pdf_file(key),
+    books = [{"key": key, "title": model.sources[key].title, "file": pdf_file(key), "epub": epub_file(key),
               "label": f"{model.sources[key].title}: the rulebook"} for key in rulesets(model)]
     if not books:
         return {}
@@ -55,4 +66,5 @@ def extras(model: Model) -> dict[str, dict]:
                  "every rule in the order of play with its citations as footnotes, the "
                  "examples' diagrams, glossary and, for a revision, what it changes.",
         "rulebooks": {b["key"]: b for b in books},
-        "pdfs": [Job(b["file"], partial(pdf_html, model, b["key"]), print_pdf) for b in books]}}
+        "pdfs": [Job(b["file"], partial(pdf_html, model, b["key"]), print_pdf) for b in books]
+        + [Job(b["epub"], partial(pdf_html, model, b["key"]), print_epub) for b in books]}}
