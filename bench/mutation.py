@@ -94,6 +94,8 @@ SUITES = {
     # build sites: a suite of its own, sampled)
     "printcache": (("printcache",), ("tests/test_printcache.py",)),
     "searchlater": (("searchlater",), ("tests/test_searchlater.py",)),
+    # session 11: the rulebooks as EPUBs (the doctests run with the tests)
+    "epub": (("epub",), ("tests/test_rulebook_epub.py",)),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -263,7 +265,7 @@ WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/
          "knowledge": "games/panzerblitz/knowledge.py", "barriers": "games/panzerblitz/barriers.py",
          "printer": "printer.py", "bound": "cards/bound.py", "examplerun": "examplerun.py",
          "htmlcache": "htmlcache.py", "tablecheck": "tablecheck.py", "printcache": "printcache.py",
-         "searchlater": "site/searchlater.py"}
+         "searchlater": "site/searchlater.py", "epub": "rulebook/epub.py"}
 
 
 def rel_of(module: str) -> str:

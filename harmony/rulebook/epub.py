@@ -86,9 +86,7 @@ def print_epub(html: str) -> tuple[bytes, int]:
     (an EPUB has no pages; the printer's jobs give a count with the bytes)."""
     import tinyhtml5
     root = tinyhtml5.parse(html)
-    head, body = root.find(_h("head")), root.find(_h("body"))
-    if head is None or body is None:
-        raise ValueError("the rulebook's HTML has no head or no body")
+    head, body = root[0], root[1]      # an HTML parser always makes both, in this order
     meta = {m.get("name"): m.get("content") or "" for m in head.iter(_h("meta")) if m.get("name")}
     title = " ".join("".join(head.findtext(_h("title")) or "").split())
     lang = root.get("lang") or "en"
@@ -183,7 +181,15 @@ def _document(title: str, lang: str, links: list[ET.Element], body: ET.Element) 
 
 def _write(el: ET.Element, out: list[str], default: str) -> None:
     """``el`` as XML: the namespace of its element the default one (declared where it
-    changes: an SVG inside the XHTML), the attributes' own prefixed."""
+    changes: an SVG inside the XHTML), the attributes' own prefixed; an empty HTML element
+    closed, but for those that are always empty; an SVG 2 attribute as a style.
+
+    >>> import tinyhtml5
+    >>> p = tinyhtml5.parse('<p>a<br>b<span class="x"></span><svg><rect width="1"/>'
+    ...                     '<text paint-order="stroke" style="fill: red;">c</text></svg></p>')[1][0]
+    >>> out = []; _write(p, out, XHTML); print("".join(out))
+    <p>a<br/>b<span class="x"></span><svg xmlns="http://www.w3.org/2000/svg"><rect width="1"/><text style="fill: red; paint-order: stroke">c</text></svg></p>
+    """  # noqa: E501 (the example's output is one line)
     if not isinstance(el.tag, str):            # a comment
         out.append(_text(el.tail or ""))
         return
