@@ -2,7 +2,7 @@
 document in a zip.
 
 The rulebook's HTML (:func:`harmony.rulebook.pdf_html`) is read with tinyhtml5 (the parser
-under WeasyPrint) and changed in three ways for a screen:
+under WeasyPrint, with :mod:`harmony.htmlcache`'s fix) and changed in three ways for a screen:
 
 * the print stylesheet (paper, running heads, page numbers, footnotes floated to the foot of
   the page) gives way to ``templates/rulebook/epub.css``;
@@ -41,7 +41,7 @@ import zipfile
 from typing import Callable
 from xml.etree import ElementTree as ET
 
-from .. import resources
+from .. import htmlcache, resources
 from ..outdir import EPUB_COMMENT
 
 XHTML = "http://www.w3.org/1999/xhtml"
@@ -85,6 +85,7 @@ def print_epub(html: str) -> tuple[bytes, int]:
     """The EPUB of a rulebook's ``html`` (see the module's notes) and its number of notes
     (an EPUB has no pages; the printer's jobs give a count with the bytes)."""
     import tinyhtml5
+    htmlcache.install()                 # its expressions built once, as for the PDF
     root = tinyhtml5.parse(html)
     head, body = root[0], root[1]      # an HTML parser always makes both, in this order
     meta = {m.get("name"): m.get("content") or "" for m in head.iter(_h("meta")) if m.get("name")}
