@@ -43,6 +43,7 @@ res = build_site(rules, out)
 children = resource.getrusage(resource.RUSAGE_CHILDREN)
 print(json.dumps({"printers": children.ru_utime + children.ru_stime,
                   "rulebooks": sorted(f for f in res.extras if f.endswith("-rulebook.pdf")),
+                  "epubs": sorted(f for f in res.extras if f.endswith("-rulebook.epub")),
                   "laid_out": getattr(res, "printed", None), "phases": res.phases}))
 """
 
@@ -89,7 +90,8 @@ def main(argv: list[str]) -> int:
     for label, _ in trees:
         for with_rb in (False, True):
             m = med[(label, with_rb)]
-            what = f"with rulebooks ({len(runs[(label, True)][0]['rulebooks'])} PDFs)" if with_rb \
+            last = runs[(label, True)][0]
+            what = f"with rulebooks ({len(last['rulebooks'])} PDFs, {len(last.get('epubs', []))} EPUBs)" if with_rb \
                 else "without rulebooks"
             print(f"| {label} | {what} | {m['wall']:.1f} | {m['cpu']:.1f} | {m['printers']:.1f} |")
         w, wo = med[(label, True)], med[(label, False)]
