@@ -309,6 +309,13 @@ def test_the_build_prints_every_rulebook_links_it_and_skips_an_unchanged_one(tmp
         link = f'href="print/{key}-rulebook.pdf">{src.title}: the rulebook (PDF, {pages} pages, {size})<'
         assert link in (out / "index.html").read_text("utf-8")
         assert link in (out / "sources.html").read_text("utf-8")
+        # and its EPUB, beside it on the rulebooks' page and on the print folder's page
+        epub = out / "print" / f"{key}-rulebook.epub"
+        size = rulebook_site.size_words(epub.stat().st_size)
+        assert (f'href="print/{key}-rulebook.epub">{src.title}: the rulebook for e-readers (EPUB, {size})<'
+                in (out / "rulebooks.html").read_text("utf-8"))
+        listed = (out / "print" / "rulebooks.html").read_text("utf-8")
+        assert f'href="{key}-rulebook.epub"' in listed and f"</a>, {size}</li>" in listed
     log = tmp_path / "printed.log"     # the PDFs are printed in other processes: they say so here
     real = rulebook_site.print_pdf
 

@@ -112,10 +112,10 @@ def test_a_one_clause_edit_rewrites_only_the_pages_that_show_it(tmp_path, rules_
     relinked = words[0] != words[1]
     assert edited.staged.written == sorted([f"{doc}.rst", "differences.rst"]
                                            + [f"{a}.rst" for a in amending])
-    linking = ["index", "rulebooks", "sources"] if relinked else []
     assert edited.read == sorted([doc, "differences"] + amending)
     epub = pl.replace(".pdf", ".epub")      # the PL rulebook's EPUB, listed (with its size) there
     relisted = relinked or size_words(len(before[epub])) != size_words(len((out / epub).read_bytes()))
+    linking = (["index", "sources"] if relinked else []) + (["rulebooks"] if relisted else [])
     assert edited.printed == [epub, pl]
     assert [f for f in edited.extras if f.startswith("print/")] == (["print/rulebooks.html"] if relisted
                                                                      else []) + [pl, epub]

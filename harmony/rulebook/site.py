@@ -64,7 +64,8 @@ def extras(model: Model) -> dict[str, dict]:
         "render": partial(index_html, books),
         "intro": "Each ruleset's rules in full as a printable rulebook: title page, contents, "
                  "every rule in the order of play with its citations as footnotes, the "
-                 "examples' diagrams, glossary and, for a revision, what it changes.",
+                 "examples' diagrams, glossary and, for a revision, what it changes; and "
+                 "the same rulebook as an EPUB, for a phone or an e-reader.",
         "rulebooks": {b["key"]: b for b in books},
         "pdfs": [Job(b["file"], partial(pdf_html, model, b["key"]), print_pdf) for b in books]
         + [Job(b["epub"], partial(pdf_html, model, b["key"]), print_epub) for b in books]}}

@@ -153,8 +153,8 @@ def write_if_changed(path: Path, data: bytes) -> bool:
 
 
 def _link_words(printed: dict[str, printer.Printed]) -> dict[str, str]:
-    """What the site's links say of each printed PDF (:mod:`.pdflinks`)."""
-    return {f: pdflinks.facts_words(p.pages, p.size) for f, p in printed.items()}
+    """What the site's links say of each printed PDF or EPUB (:mod:`.pdflinks`)."""
+    return {f: pdflinks.facts_words(p.pages, p.size, f) for f, p in printed.items()}
 
 
 def _print_error(failure: printer.PrintFailed) -> Exception:

@@ -825,8 +825,9 @@ class HarmonyChange(DataDirective):
 
 class HarmonyHtmlFile(Directive):
     """A link to a standalone HTML page or PDF written beside the site (e.g. the printable
-    cards); ``:pdf: FILE`` (the PDF's path in the site) follows the label with the PDF's
-    pages and size, known once it is printed (:mod:`.pdflinks`)."""
+    cards); ``:pdf: FILE`` (the path in the site of a file the build prints: a PDF, or an
+    EPUB) follows the label with the file's pages and size, known once it is printed
+    (:mod:`.pdflinks`)."""
 
     required_arguments = 1
     final_argument_whitespace = True

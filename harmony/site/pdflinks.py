@@ -1,5 +1,5 @@
-"""The site's links to its printed PDFs, which say each one's pages and size: "REV: the
-rulebook (PDF, 21 pages, 565 KB)".
+"""The site's links to its printed PDFs (and EPUBs), which say each one's pages and size: "REV:
+the rulebook (PDF, 21 pages, 565 KB)", "REV: the rulebook for e-readers (EPUB, 25 KB)".
 
 The PDFs are printed while Sphinx builds the pages (:mod:`harmony.printer`), so the
 staged reST cannot hold those words. A link (``.. harmony-link:: FILE`` with ``:pdf: FILE``)
@@ -13,6 +13,8 @@ incremental one are the same bytes.
 
 >>> facts_words(21, 578770), facts_words(None, None)
 ('(PDF, 21 pages, 565 KB)', '(PDF)')
+>>> facts_words(52, 25527, "print/REV-rulebook.epub"), facts_words(None, None, "a.epub")
+('(EPUB, 25 KB)', '(EPUB)')
 """
 from __future__ import annotations
 
@@ -26,11 +28,13 @@ from ..printer import size_words
 LINKS = "harmony_pdf_links"
 
 
-def facts_words(pages: int | None, size: int | None) -> str:
-    """What a link says of its PDF (only ``(PDF)`` when the PDF's facts are not known)."""
+def facts_words(pages: int | None, size: int | None, file: str = "") -> str:
+    """What a link says of its PDF (only ``(PDF)`` when the PDF's facts are not known); of
+    an EPUB (``file`` ending ``.epub``), its size only: an e-reader makes its own pages."""
+    epub = file.endswith(".epub")
     if pages is None or size is None:
-        return "(PDF)"
-    return f"(PDF, {pages} pages, {size_words(size)})"
+        return "(EPUB)" if epub else "(PDF)"
+    return f"(EPUB, {size_words(size)})" if epub else f"(PDF, {pages} pages, {size_words(size)})"
 
 
 class pdf_facts(nodes.Inline, nodes.TextElement):
@@ -89,7 +93,7 @@ class Words:
 
 def _replace(found: list[pdf_facts], words: dict[str, str]) -> None:
     for node in found:
-        node.replace_self(nodes.Text(words.get(node["file"], facts_words(None, None))))
+        node.replace_self(nodes.Text(words.get(node["file"], facts_words(None, None, node["file"]))))
 
 
 def _init(app, env, *_args) -> None:
@@ -109,7 +113,7 @@ def _merge(app, env, docnames, other) -> None:
 
 def _resolve(app, doctree, docname: str) -> None:
     """A page built with no :class:`Words` (Sphinx run by hand on the staged pages) says
-    only ``(PDF)``."""
+    only ``(PDF)`` (or ``(EPUB)``)."""
     _replace(list(doctree.findall(pdf_facts)), {})
 
 
