@@ -730,7 +730,6 @@ class _Collects:
         from harmony.site.build import BuildResult
         self.serve, self.builds, self.collections = serve, [], 0
         self.clock = [1000.0]
-        monkeypatch.setattr(serve.time, "monotonic", lambda: self.clock[0])
 
         def build_once(rules, out, *a, preview=False, **k):
             self.builds.append(preview)
@@ -746,6 +745,7 @@ class _Collects:
         (tmp_path / "rules").mkdir()
         self.edits = 0
         self.editing = serve._Editing(tmp_path / "rules", tmp_path / "out", serve.BuildState(), None)
+        self.editing.clock = lambda: self.clock[0]
         self.rules = tmp_path / "rules"
 
     def edit(self) -> None:

@@ -48,9 +48,10 @@ XHTML = "http://www.w3.org/1999/xhtml"
 SVG = "http://www.w3.org/2000/svg"
 OPS = "http://www.idpf.org/2007/ops"
 XMLNS = "http://www.w3.org/2000/xmlns/"
-#: prefixes of the attributes' namespaces the XHTML may hold
-_PREFIX = {OPS: "epub", "http://www.w3.org/XML/1998/namespace": "xml",
-           "http://www.w3.org/1999/xlink": "xlink"}
+XLINK = "http://www.w3.org/1999/xlink"
+#: prefixes of the attributes' namespaces the XHTML may hold (an HTML parser gives an
+#: attribute a namespace only in SVG and MathML: xlink's, xml's; ours, epub's)
+_PREFIX = {OPS: "epub", "http://www.w3.org/XML/1998/namespace": "xml", XLINK: "xlink"}
 #: HTML elements that are empty by definition (written ``<br/>``; every other one is closed)
 _VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source",
          "track", "wbr"}
@@ -89,7 +90,7 @@ def print_epub(html: str) -> tuple[bytes, int]:
     root = tinyhtml5.parse(html)
     head, body = root[0], root[1]      # an HTML parser always makes both, in this order
     meta = {m.get("name"): m.get("content") or "" for m in head.iter(_h("meta")) if m.get("name")}
-    title = " ".join("".join(head.findtext(_h("title")) or "").split())
+    title = " ".join((head.findtext(_h("title")) or "").split())
     lang = root.get("lang") or "en"
     notes = _notes(body)
     contents = body.find(f".//{_h('nav')}")
@@ -190,6 +191,9 @@ def _write(el: ET.Element, out: list[str], default: str) -> None:
     ...                     '<text paint-order="stroke" style="fill: red;">c</text></svg></p>')[1][0]
     >>> out = []; _write(p, out, XHTML); print("".join(out))
     <p>a<br/>b<span class="x"></span><svg xmlns="http://www.w3.org/2000/svg"><rect width="1"/><text style="fill: red; paint-order: stroke">c</text></svg></p>
+    >>> use = tinyhtml5.parse('<svg><use xlink:href="#a" xlink:title="t"/></svg>')[1][0][0]
+    >>> out = []; _write(use, out, SVG); print("".join(out))
+    <use xmlns:xlink="http://www.w3.org/1999/xlink" xlink:href="#a" xlink:title="t"/>
     """  # noqa: E501 (the example's output is one line)
     if not isinstance(el.tag, str):            # a comment
         out.append(_text(el.tail or ""))
@@ -208,8 +212,8 @@ def _write(el: ET.Element, out: list[str], default: str) -> None:
             if kns == XMLNS:                   # a declaration the parser kept: written as needed
                 continue
             k = f"{_PREFIX[kns]}:{kl}"
-            if kns == "http://www.w3.org/1999/xlink":
-                attrs.append(' xmlns:xlink="http://www.w3.org/1999/xlink"')
+            if kns == XLINK and f' xmlns:xlink="{XLINK}"' not in attrs:
+                attrs.append(f' xmlns:xlink="{XLINK}"')
         attrs.append(f' {k}="{_attr(v)}"')
     out.append(f"<{local}{''.join(attrs)}")
     if not len(el) and not el.text and (ns != XHTML or local in _VOID):

@@ -708,6 +708,8 @@ class _Editing:
         self.printer: subprocess.Popen | None = None
         #: previews since the last full collection of the heap
         self.uncollected = 0
+        #: the clock the waits are measured by (a test's own)
+        self.clock = time.monotonic
 
     def collect(self) -> None:
         """Collect the whole heap (the garbage the previews left)."""
@@ -720,7 +722,7 @@ class _Editing:
         if self.server is not None:
             self.server.tell()
         self.unfinished = res if res is not None and res.preview else None
-        self.since = time.monotonic()
+        self.since = self.clock()
         if res is not None and not preview:    # what was printed ahead is in the site now
             printing.prune(self.cache)
         self.state.settle(self.unfinished is None)
@@ -756,7 +758,7 @@ class _Editing:
                 return
             self.build(preview=False)
             return
-        quiet = time.monotonic() - self.since
+        quiet = self.clock() - self.since
         if self.uncollected and quiet >= COLLECT_AFTER:
             self.collect()
         if self.unfinished is not None and quiet >= SETTLE:
