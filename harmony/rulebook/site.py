@@ -1,6 +1,7 @@
-"""The rulebooks of ``harmony build``: a PDF and an EPUB of every ruleset in ``print/``, the
-PDF linked from the site with its size and number of pages, both listed on the print
-folder's page.
+"""The rulebooks of ``harmony build``: a PDF and an EPUB of every ruleset in ``print/``, both
+linked from the site's page of rulebooks with their size (the PDF with its pages, and from
+the index, the sources page and its revision's page too) and listed on the print folder's
+page.
 
 Nothing is printed here: :func:`extras` gives the site's page of rulebooks, whose ``pdfs``
 are the :class:`~harmony.printer.Job` of each rulebook and its EPUB (their HTML is made, and printed,
@@ -51,8 +52,9 @@ def index_html(books: list[dict], printed: dict[str, Printed]) -> str:
 
 
 def extras(model: Model) -> dict[str, dict]:
-    """The site's extra page of rulebooks (``harmony build``): ``pdfs`` the PDFs to print,
-    ``rulebooks`` what the pages link (by key: file, title, the link's label), ``render``
+    """The site's extra page of rulebooks (``harmony build``): ``pdfs`` the files to print
+    (each rulebook's PDF, then each one's EPUB), ``rulebooks`` what the pages link (by key:
+    file, epub, title, the link's label), ``render``
     the print folder's page once the PDFs' facts are known; nothing when no ruleset states
     a rule."""
     books = [{"key": key, "title": model.sources[key].title, "file": pdf_file(key), "epub": epub_file(key),
