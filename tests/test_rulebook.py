@@ -292,7 +292,7 @@ def test_usage_errors(tmp_path, capsys):
     assert not list(tmp_path.iterdir())
 
 
-def test_the_build_prints_every_rulebook_links_it_and_skips_an_unchanged_one(tmp_path, monkeypatch):
+def test_the_build_prints_every_rulebook_links_it_and_skips_an_unchanged_one(tmp_path, monkeypatch, harmony_cache):
     from harmony.rulebook import site as rulebook_site
     from harmony.site.build import build_site
 
