@@ -29,7 +29,7 @@ rulebook has none), never the time of the build.
 <p>Rule.<sup><a href="#note-1" id="ref-1" class="noteref" epub:type="noteref" role="doc-noteref">1</a></sup></p>
 >>> start = xhtml.index('<li id="note-1"')
 >>> print(xhtml[start:xhtml.index("</li>", start) + 5])
-<li id="note-1" epub:type="endnote" role="doc-endnote"><p><a href="#ref-1" role="doc-backlink">1.</a> Book, p. 2</p></li>
+<li id="note-1" epub:type="endnote"><p><a href="#ref-1" role="doc-backlink">1.</a> Book, p. 2</p></li>
 >>> data == print_epub(html)[0]
 True
 """  # noqa: E501 (the examples' output is one line each)
@@ -125,7 +125,7 @@ def _notes(body: ET.Element) -> list[ET.Element]:
             sup.text = ","                     # two notes in a row: 1,2, never 12
         parent.insert(at, sup)
         parent.remove(span)
-        entry = ET.Element(_h("li"), {"id": f"note-{n}", f"{{{OPS}}}type": "endnote", "role": "doc-endnote"})
+        entry = ET.Element(_h("li"), {"id": f"note-{n}", f"{{{OPS}}}type": "endnote"})
         para = ET.SubElement(entry, _h("p"))
         back = ET.SubElement(para, _h("a"), {"href": f"#ref-{n}", "role": "doc-backlink"})
         back.text = f"{n}."
