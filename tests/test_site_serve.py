@@ -786,3 +786,39 @@ def test_edits_faster_than_the_collection_still_collect_every_few_previews(tmp_p
     assert c.collections == 1
     c.edit()
     assert c.collections == 2
+
+
+def test_a_preview_is_given_the_pages_open_in_a_browser_and_a_full_build_none(tmp_path, monkeypatch):
+    c = _Collects(tmp_path, monkeypatch)
+    given = []
+    real = c.serve.build_once
+
+    def build_once(*a, showing=(), **k):
+        given.append(set(showing))
+        return real(*a, **k)
+    monkeypatch.setattr(c.serve, "build_once", build_once)
+
+    class Open:
+        def open_pages(self):
+            return {"topics/spotting"}
+
+        def tell(self):
+            pass
+    c.editing.server = Open()
+    c.edit()
+    c.wait(c.serve.SETTLE)
+    assert c.builds == [True, False] and given == [{"topics/spotting"}, set()]
+
+
+def test_the_server_names_the_pages_its_streams_were_opened_for(tmp_path):
+    from harmony.site import serve
+    sock = serve.listen(0)
+    server = serve.PreviewServer(sock, tmp_path, serve.BuildState())
+    try:
+        assert server.open_pages() == set()
+        for i, page in enumerate(("topics/spotting.html", "index.html", "", "topics/spotting.html")):
+            server._streams[i] = serve._Stream(None, page, 0)
+        assert server.open_pages() == {"topics/spotting", "index"}
+    finally:
+        server._streams.clear()
+        sock.close()

@@ -33,11 +33,12 @@ def _import_quietly(module: str) -> None:
 
 def setup(app):
     _import_quietly("a11y_pygments")
-    from . import comparetable, directives, nodes, pdflinks, publish, roles, wrapping
+    from . import comparetable, directives, navigation, nodes, pdflinks, publish, roles, wrapping
 
     nodes.setup(app)
     pdflinks.setup(app)
     roles.setup(app)
+    navigation.setup(app)
     directives.setup(app)
     comparetable.setup(app)
     publish.setup(app)

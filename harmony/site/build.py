@@ -58,7 +58,7 @@ import shutil
 import stat
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,6 +106,8 @@ class BuildResult:
     written: list[str] = field(default_factory=list)
     #: docnames Sphinx re-read from their sources
     read: list[str] = field(default_factory=list)
+    #: docnames whose sources changed that a preview left for the next build to read
+    left: list[str] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     extras: list[str] = field(default_factory=list)
     #: the PDFs laid out by this build (the others were printed before from the same HTML)
@@ -401,14 +403,18 @@ def _no_space_in(warnings: str) -> None:
 
 def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
                site_dir: Path = generate.SITE, cache: str | os.PathLike | None = None,
-               trust: Trust | None = None, preview: bool = False, keep: bool = False) -> BuildResult:
+               trust: Trust | None = None, preview: bool = False, keep: bool = False,
+               showing: Collection[str] = ()) -> BuildResult:
     """Build the site of ``rules`` into ``out``; raises :class:`BuildError` on rule errors.
 
     ``cache`` defaults to :func:`cache_dir` of ``out``; ``trust`` (default: as the
     environment says, :meth:`Trust.of`) whether the clause examples may run; ``preview``:
     print no PDF and leave the explorer's bundle (see the module's notes); ``keep``: keep
     Sphinx's application for the next build of this output in this process
-    (:mod:`.sphinxapp`), and use the one kept by the last.
+    (:mod:`.sphinxapp`), and use the one kept by the last; ``showing`` (a preview's): the
+    pages open in a browser (docnames), which are the only changed pages a preview reads
+    and writes when any is given (:func:`.sphinxapp.reading_only`; the next full build
+    makes the rest).
     """
     start = time.perf_counter()
     given = out
@@ -426,7 +432,8 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
             recover(out)
             remove_leftovers(out)
             outdir.folder(out, "site", "--out", rules)   # again, now that no one else writes it
-            return _build(model, out, cache_path, status, site_dir, start, rules, trust, preview, keep)
+            return _build(model, out, cache_path, status, site_dir, start, rules, trust, preview, keep,
+                          showing)
 
 
 def print_jobs(model) -> list[printer.Job]:
@@ -453,7 +460,8 @@ def _bundle(model, rules, cache: Path, html: Path, result: BuildResult) -> None:
 
 
 def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
-           rules, trust: Trust | None = None, preview: bool = False, keep: bool = False) -> BuildResult:
+           rules, trust: Trust | None = None, preview: bool = False, keep: bool = False,
+           showing: Collection[str] = ()) -> BuildResult:
     from sphinx.util.console import nocolor
 
     checked = time.perf_counter()
@@ -497,6 +505,8 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
                 *words.connect(app)]
             try:
                 with contextlib.ExitStack() as during:
+                    if preview and showing:
+                        result.left = during.enter_context(sphinxapp.reading_only(app, showing))
                     if preview:
                         during.enter_context(sphinxapp.parents_when_needed(app))
                         during.enter_context(searchlater.leave_to_full_build(app, cache))

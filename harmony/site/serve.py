@@ -3,7 +3,8 @@
 The rules folder, the hand-written pages and the templates are watched
 (:mod:`.watch`); a burst of edits that changes their bytes starts a preview build
 (:func:`~.build.build_site` with ``preview=True``: incremental, no PDF printed,
-the explorer's bundle left as it was), and the open pages are told at once
+the explorer's bundle left as it was; of the pages the edit changed, only those open in a
+browser when any is, :meth:`PreviewServer.open_pages`), and the open pages are told at once
 (:mod:`.livereload`: server-sent events): the page whose file changed reloads
 itself where the reader was. When a rebuild fails, the last good site stays up,
 every page shows the problems (file, line, column, message, as ``harmony check``
@@ -40,6 +41,7 @@ import sys
 import threading
 import time
 import urllib.parse
+from collections.abc import Collection
 from pathlib import Path
 
 from ..outdir import WriteFailed
@@ -357,6 +359,13 @@ class PreviewServer:
         with self._lock:
             return len(self._streams)
 
+    def open_pages(self) -> set[str]:
+        """The pages open in a browser now (their docnames: ``topics/spotting``), as their
+        event streams name them."""
+        with self._lock:
+            pages = [stream.page for stream in self._streams.values()]
+        return {docname(page) for page in pages if page}
+
     # ------------------------------------------------------------ event streams
     def reserve_stream(self) -> bool:
         """Room for one more event stream (a worker asks before it opens one)?"""
@@ -633,16 +642,28 @@ def rebuild(rules: Path, out: Path, out_stream=None, err=None, state: BuildState
     return build_once(rules, out, out_stream, err, state, trust, preview=preview, snapshot=snapshot) is not None
 
 
+def docname(page: str) -> str:
+    """The docname of a page of the site, as a page's event stream names it.
+
+    >>> docname("topics/spotting.html"), docname("index.html"), docname("/topics/")
+    ('topics/spotting', 'index', 'topics/index')
+    """
+    page = page.lstrip("/")
+    if not page or page.endswith("/"):
+        page += "index.html"
+    return page.removesuffix(".html")
+
+
 def build_once(rules: Path, out: Path, out_stream=None, err=None, state: BuildState | None = None,
                trust: Trust | None = None, *, preview: bool = False, keep: bool = False,
-               snapshot: Snapshot | None = None) -> BuildResult | None:
+               snapshot: Snapshot | None = None, showing: Collection[str] = ()) -> BuildResult | None:
     """Build the site (a preview build if ``preview``), say so on ``out_stream`` with the
     files whose bytes changed (``snapshot``: the site as it was), and set ``state``; a failure
     is said on ``err`` (the problems as ``harmony check`` says them, or one line) and leaves
-    the last good site: then None. (``keep``: see :func:`build_site`.)"""
+    the last good site: then None. (``keep``, ``showing``: see :func:`build_site`.)"""
     out_stream, err = out_stream or sys.stdout, err or sys.stderr
     try:
-        res = build_site(rules, out, trust=trust, preview=preview, keep=keep)
+        res = build_site(rules, out, trust=trust, preview=preview, keep=keep, showing=showing)
     except (OSError, WriteFailed) as e:    # a file that could not be read or written, a full disk
         problem = (str(e) if isinstance(e, WriteFailed) else
                    f"could not rebuild: {e.strerror or e}" + (f": {e.filename}" if e.filename else ""))
@@ -668,6 +689,8 @@ def build_once(rules: Path, out: Path, out_stream=None, err=None, state: BuildSt
         print(w, file=err)
     changed = snapshot.update() if snapshot is not None else set()
     said = f"built {len(res.written)} page(s) in {res.seconds:.2f}s" + (" (a preview)" if res.preview else "")
+    if res.left:
+        said += f", the open pages first ({len(res.left)} more to follow)"
     if changed:
         names = sorted(changed, key=lambda f: (not f.endswith(".html"), f))
         said += "; changed: " + ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
@@ -717,8 +740,11 @@ class _Editing:
         self.uncollected = 0
 
     def build(self, preview: bool) -> BuildResult | None:
+        """A preview reads the changed pages a browser has open first (all of them when none
+        is open), the full build that follows the rest."""
+        showing = self.server.open_pages() if preview and self.server is not None else set()
         res = build_once(self.rules, self.out, self.out_stream, self.err, self.state, self.trust,
-                         preview=preview, keep=True, snapshot=self.snapshot)
+                         preview=preview, keep=True, snapshot=self.snapshot, showing=showing)
         if self.server is not None:
             self.server.tell()
         self.unfinished = res if res is not None and res.preview else None

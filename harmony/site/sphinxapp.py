@@ -18,7 +18,7 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -123,3 +123,31 @@ def parents_when_needed(app) -> Iterator[None]:
         env.files_to_rebuild.update(left)
         for listener in listeners:
             app.disconnect(listener)
+
+
+@contextmanager
+def reading_only(app, docnames: Collection[str]) -> Iterator[list[str]]:
+    """For the block's build: of the pages whose sources changed, read (and so write) only
+    ``docnames``; the others keep their last pages and stay changed in Sphinx's eyes (its
+    environment keeps the time it last read them), so the next build reads them. A
+    preview of ``harmony serve``: the pages open in a browser first (a parameter edit read
+    5 pages and wrote 7, for the one page a reader was looking at). When a page is new to
+    the site, every changed page is read (the pages that list the new one among them, or
+    Sphinx would find it in no table of contents). Yields the pages left for the next build.
+
+    A listener of ``env-before-read-docs`` ahead of every other one (priority 100), so
+    that they see only the pages read."""
+    env, wanted = app.env, set(docnames)
+    left: list[str] = []
+
+    def reading(_app, _env, names: list[str]) -> None:
+        if any(n not in env.all_docs for n in names):
+            return
+        left.extend(n for n in names if n not in wanted)
+        names[:] = [n for n in names if n in wanted]
+
+    listener = app.connect("env-before-read-docs", reading, priority=100)
+    try:
+        yield left
+    finally:
+        app.disconnect(listener)

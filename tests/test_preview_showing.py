@@ -1,0 +1,94 @@
+"""A preview reads and writes first the changed pages that are open in a browser; the full
+build after it makes the rest (harmony.site.sphinxapp.reading_only, harmony serve's
+PreviewServer.open_pages)."""
+from __future__ import annotations
+
+import filecmp
+
+import pytest
+
+from harmony.site import sphinxapp
+from harmony.site.build import build_site, cache_dir
+from test_site_incremental import site_files
+
+
+@pytest.fixture
+def starter(starter_rules, tmp_path, monkeypatch):
+    """A harmony made by `harmony init` and its site, built once (Sphinx's application kept)."""
+    monkeypatch.setenv("HARMONY_PYODIDE", "")
+    out = tmp_path / "out"
+    build_site(starter_rules, out, keep=True)
+    yield starter_rules, out
+    sphinxapp.forget(cache_dir(out))
+
+
+def _edit_two_pages(rules) -> None:
+    """One word in a clause's text (its topic's page) and one in a glossary entry."""
+    for name, old, new in (("spotting.yaml", "may be fired on only while", "may be zorped only while"),
+                           ("glossary.yaml", "hides the units in it", "hides the zorblaxed units in it")):
+        path = rules / name
+        text = path.read_text("utf-8")
+        assert old in text
+        path.write_text(text.replace(old, new, 1), "utf-8")
+
+
+def _same_as_fresh(out, tmp_path, rules) -> list[str]:
+    fresh = build_site(rules, tmp_path / "fresh")
+    fa, fb = site_files(out), site_files(fresh.out)
+    assert fa.keys() == fb.keys()
+    return [rel for rel in fa if not filecmp.cmp(fa[rel], fb[rel], shallow=False)]
+
+
+@pytest.mark.parametrize("same_process", [True, False])
+def test_a_preview_reads_the_open_page_and_the_full_build_the_rest(starter, tmp_path, same_process):
+    rules, out = starter
+    topic = (out / "topics" / "spotting.html").read_bytes()
+    _edit_two_pages(rules)
+    preview = build_site(rules, out, preview=True, keep=True, showing={"glossary", "index"})
+    assert preview.read == ["glossary"]                     # index is open, but did not change
+    assert "topics/spotting" in preview.left and "glossary" not in preview.left
+    assert "zorblaxed" in (out / "glossary.html").read_text("utf-8")
+    assert (out / "topics" / "spotting.html").read_bytes() == topic   # left as it was, for now
+    if not same_process:
+        sphinxapp.forget(cache_dir(out))
+    full = build_site(rules, out, keep=same_process)
+    assert set(preview.left) <= set(full.read) and full.left == []   # (and the glossary, for search)
+    assert "zorped" in (out / "topics" / "spotting.html").read_text("utf-8")
+    assert _same_as_fresh(out, tmp_path, rules) == []
+
+
+def test_with_no_page_open_a_preview_reads_every_changed_page(starter):
+    rules, out = starter
+    _edit_two_pages(rules)
+    preview = build_site(rules, out, preview=True, keep=True)
+    assert {"glossary", "topics/spotting"} <= set(preview.read) and preview.left == []
+
+
+def test_a_page_open_that_the_edit_left_alone_reads_nothing_now_and_all_later(starter, tmp_path):
+    """Two previews in a row, neither showing a changed page: nothing is read; what both
+    left is read by the full build."""
+    rules, out = starter
+    _edit_two_pages(rules)
+    first = build_site(rules, out, preview=True, keep=True, showing={"sources"})
+    again = build_site(rules, out, preview=True, keep=True, showing={"sources"})
+    assert first.read == again.read == [] and {"glossary", "topics/spotting"} <= set(first.left)
+    assert set(again.left) == set(first.left)
+    full = build_site(rules, out, keep=True)
+    assert set(first.left) <= set(full.read)
+    assert _same_as_fresh(out, tmp_path, rules) == []
+
+
+def test_a_page_new_to_the_site_is_read_with_every_changed_page(starter, tmp_path):
+    """A new topic's page, and so every changed page (the index that lists it among them:
+    Sphinx would find the new page in no table of contents), is read though another is open."""
+    rules, out = starter
+    (rules / "movement.yaml").write_text(
+        "topics:\n  - id: movement\n    title: Movement\n    summary: How far a unit moves.\n"
+        "    order: 20\n    sources: [HA, HB]\n    aspects:\n      - id: allowance\n        title: How far\n",
+        "utf-8")
+    preview = build_site(rules, out, preview=True, keep=True, showing={"glossary"})
+    assert {"topics/movement", "topics/index"} <= set(preview.read) and preview.left == []
+    assert preview.warnings == []
+    assert (out / "topics" / "movement.html").is_file()
+    build_site(rules, out, keep=True)
+    assert _same_as_fresh(out, tmp_path, rules) == []
