@@ -96,6 +96,7 @@ SUITES = {
     "searchlater": (("searchlater",), ("tests/test_searchlater.py",)),
     # session 11: the rulebooks as EPUBs (the doctests run with the tests)
     "epub": (("epub",), ("tests/test_rulebook_epub.py",)),
+    "navigation": (("navigation",), ("tests/test_navigation.py",)),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -265,7 +266,8 @@ WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/
          "knowledge": "games/panzerblitz/knowledge.py", "barriers": "games/panzerblitz/barriers.py",
          "printer": "printer.py", "bound": "cards/bound.py", "examplerun": "examplerun.py",
          "htmlcache": "htmlcache.py", "tablecheck": "tablecheck.py", "printcache": "printcache.py",
-         "searchlater": "site/searchlater.py", "epub": "rulebook/epub.py"}
+         "searchlater": "site/searchlater.py", "epub": "rulebook/epub.py",
+         "navigation": "site/navigation.py"}
 
 
 def rel_of(module: str) -> str:
