@@ -45,6 +45,7 @@ import os
 import re
 import shutil
 import struct
+import zipfile
 import zlib
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -303,20 +304,12 @@ def harmony_png_bytes(data: bytes) -> bool:
 
 
 def harmony_epub(path: Path) -> bool:
-    """True when ``path`` is an EPUB harmony wrote: a zip whose comment is harmony's
-    (read from the zip's end record, at most 64 KiB from the end of the file)."""
+    """True when ``path`` is an EPUB harmony wrote: a zip whose comment is harmony's."""
     try:
-        with open(path, "rb") as f:
-            f.seek(0, os.SEEK_END)
-            f.seek(max(0, f.tell() - 65_557))
-            tail = f.read()
-    except OSError:
+        with zipfile.ZipFile(path) as z:
+            return z.comment == EPUB_COMMENT
+    except (OSError, zipfile.BadZipFile):
         return False
-    end = tail.rfind(b"PK\x05\x06")
-    if end < 0 or len(tail) < end + 22:
-        return False
-    size = struct.unpack("<H", tail[end + 20:end + 22])[0]
-    return tail[end + 22:end + 22 + size] == EPUB_COMMENT
 
 
 def harmony_png(path: Path) -> bool:

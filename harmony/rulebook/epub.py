@@ -35,11 +35,12 @@ True
 """  # noqa: E501 (the examples' output is one line each)
 from __future__ import annotations
 
+import copy
 import io
 import re
 import zipfile
-from typing import Callable
 from xml.etree import ElementTree as ET
+from xml.sax.saxutils import escape
 
 from .. import htmlcache, resources
 from ..outdir import EPUB_COMMENT
@@ -143,19 +144,14 @@ def _notes(body: ET.Element) -> list[ET.Element]:
 def _toc(contents: ET.Element | None, notes: bool) -> ET.Element:
     """The navigation's list: a copy of the book's contents pointing into ``book.xhtml``."""
     listed = contents.find(_h("ol")) if contents is not None else None
-    ol = ET.Element(_h("ol")) if listed is None else \
-        _copy(listed, lambda href: "book.xhtml" + href if href.startswith("#") else href)
+    ol = ET.Element(_h("ol")) if listed is None else copy.deepcopy(listed)
+    for a in ol.iter(_h("a")):
+        if (a.get("href") or "").startswith("#"):
+            a.set("href", "book.xhtml" + a.get("href", ""))
     if notes:
         li = ET.SubElement(ol, _h("li"))
         ET.SubElement(li, _h("a"), {"href": "book.xhtml#notes"}).text = "Notes"
     return ol
-
-
-def _copy(el: ET.Element, link: Callable[[str], str]) -> ET.Element:
-    out = ET.Element(el.tag, {k: (link(v) if k == "href" else v) for k, v in el.attrib.items()})
-    out.text, out.tail = el.text, el.tail
-    out.extend(_copy(child, link) for child in el)
-    return out
 
 
 def _nav_body(toc: ET.Element) -> ET.Element:
@@ -227,11 +223,11 @@ def _write(el: ET.Element, out: list[str], default: str) -> None:
 
 
 def _text(s: str) -> str:
-    return s.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return escape(s)
 
 
 def _attr(s: str) -> str:
-    return _text(s).replace('"', "&quot;").replace("\n", "&#10;").replace("\t", "&#9;")
+    return escape(s, {'"': "&quot;", "\n": "&#10;", "\t": "&#9;"})
 
 
 CONTAINER = """<?xml version="1.0" encoding="utf-8"?>
