@@ -1,5 +1,5 @@
 """A preview reads and writes first the changed pages that are open in a browser; the full
-build after it makes the rest (harmony.site.sphinxapp.reading_only, harmony serve's
+build after it makes the rest (harmony.site.sphinxapp.showing_first, harmony serve's
 PreviewServer.open_pages)."""
 from __future__ import annotations
 
@@ -47,6 +47,7 @@ def test_a_preview_reads_the_open_page_and_the_full_build_the_rest(starter, tmp_
     preview = build_site(rules, out, preview=True, keep=True, showing={"glossary", "index"})
     assert preview.read == ["glossary"]                     # index is open, but did not change
     assert "topics/spotting" in preview.left and "glossary" not in preview.left
+    assert "glossary" in preview.written and set(preview.written) <= {"glossary", "index"}
     assert "zorblaxed" in (out / "glossary.html").read_text("utf-8")
     assert (out / "topics" / "spotting.html").read_bytes() == topic   # left as it was, for now
     if not same_process:
@@ -54,6 +55,29 @@ def test_a_preview_reads_the_open_page_and_the_full_build_the_rest(starter, tmp_
     full = build_site(rules, out, keep=same_process)
     assert set(preview.left) <= set(full.read) and full.left == []   # (and the glossary, for search)
     assert "zorped" in (out / "topics" / "spotting.html").read_text("utf-8")
+    assert _same_as_fresh(out, tmp_path, rules) == []
+
+
+@pytest.mark.parametrize("same_process", [True, False])
+def test_a_preview_writes_only_the_open_page_and_the_full_build_every_page_it_left(starter, tmp_path,
+                                                                                  same_process):
+    """Sphinx would also write the pages whose sources changed but were not read, the pages
+    listing the one read, the front page, the index of terms and the search page: all left
+    to the full build, in this process or a new one (the sources' times say so on disk)."""
+    rules, out = starter
+    _edit_two_pages(rules)
+    before = {name: (out / name).read_bytes() for name in ("index.html", "genindex.html", "search.html",
+                                                           "glossary.html")}
+    preview = build_site(rules, out, preview=True, keep=True, showing={"topics/spotting"})
+    assert preview.read == preview.written == ["topics/spotting"]
+    assert "zorped" in (out / "topics" / "spotting.html").read_text("utf-8")
+    assert {"glossary", "index"} <= set(preview.left) and preview.left == sorted(set(preview.left))
+    assert {name: (out / name).read_bytes() for name in before} == before
+    if not same_process:
+        sphinxapp.forget(cache_dir(out))
+    full = build_site(rules, out, keep=same_process)
+    assert set(preview.left) <= set(full.read) & set(full.written)
+    assert {"genindex", "search"} <= set(full.written) and full.left == []
     assert _same_as_fresh(out, tmp_path, rules) == []
 
 
@@ -88,6 +112,7 @@ def test_a_page_new_to_the_site_is_read_with_every_changed_page(starter, tmp_pat
         "utf-8")
     preview = build_site(rules, out, preview=True, keep=True, showing={"glossary"})
     assert {"topics/movement", "topics/index"} <= set(preview.read) and preview.left == []
+    assert {"topics/movement", "topics/index", "glossary"} <= set(preview.written)
     assert preview.warnings == []
     assert (out / "topics" / "movement.html").is_file()
     build_site(rules, out, keep=True)

@@ -413,7 +413,7 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
     Sphinx's application for the next build of this output in this process
     (:mod:`.sphinxapp`), and use the one kept by the last; ``showing`` (a preview's): the
     pages open in a browser (docnames), which are the only changed pages a preview reads
-    and writes when any is given (:func:`.sphinxapp.reading_only`; the next full build
+    and writes when any is given (:func:`.sphinxapp.showing_first`; the next full build
     makes the rest).
     """
     start = time.perf_counter()
@@ -506,7 +506,7 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
             try:
                 with contextlib.ExitStack() as during:
                     if preview and showing:
-                        result.left = during.enter_context(sphinxapp.reading_only(app, showing))
+                        result.left = during.enter_context(sphinxapp.showing_first(app, showing))
                     if preview:
                         during.enter_context(sphinxapp.parents_when_needed(app))
                         during.enter_context(searchlater.leave_to_full_build(app, cache))

@@ -18,6 +18,8 @@ from __future__ import annotations
 import hashlib
 import io
 import json
+import os
+import time
 from collections.abc import Collection, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -126,28 +128,64 @@ def parents_when_needed(app) -> Iterator[None]:
 
 
 @contextmanager
-def reading_only(app, docnames: Collection[str]) -> Iterator[list[str]]:
-    """For the block's build: of the pages whose sources changed, read (and so write) only
-    ``docnames``; the others keep their last pages and stay changed in Sphinx's eyes (its
-    environment keeps the time it last read them), so the next build reads them. A
-    preview of ``harmony serve``: the pages open in a browser first (a parameter edit read
-    5 pages and wrote 7, for the one page a reader was looking at). When a page is new to
-    the site, every changed page is read (the pages that list the new one among them, or
-    Sphinx would find it in no table of contents). Yields the pages left for the next build.
+def showing_first(app, docnames: Collection[str]) -> Iterator[list[str]]:
+    """For the block's build (a preview of ``harmony serve``): of the pages the build would
+    read and write, read and write only ``docnames``, the pages open in a browser, and leave
+    the others to the next build. (A parameter edit read 5 pages and wrote 9, among them the
+    index of terms and the search page, for the one page a reader was looking at.)
+
+    * Of the pages whose sources changed, only those are read; the others stay changed in
+      Sphinx's eyes (its environment keeps the time it last read them).
+    * Of the pages Sphinx then writes (those read, those whose sources changed, the pages
+      whose table of contents lists one read, the front page), only those are written, and
+      none of the pages made of the whole site (the index of terms, the search page), which
+      every full build writes. The sources of the pages not written are given a new time
+      when the block ends, so that the next build reads and writes them: in this process
+      or another, as a source's time is on disk.
+
+    When a page is new to the site, every changed page is read and every page Sphinx would
+    write is written (the pages that list the new one among them, or Sphinx would find it in
+    no table of contents; and the new page, which the open pages now link). Yields the pages
+    left for the next build, sorted when the block ends.
 
     A listener of ``env-before-read-docs`` ahead of every other one (priority 100), so
     that they see only the pages read."""
-    env, wanted = app.env, set(docnames)
+    env, builder, wanted = app.env, app.builder, set(docnames)
     left: list[str] = []
+    every = False
 
     def reading(_app, _env, names: list[str]) -> None:
+        nonlocal every
         if any(n not in env.all_docs for n in names):
+            every = True
             return
         left.extend(n for n in names if n not in wanted)
         names[:] = [n for n in names if n in wanted]
 
+    def write_documents(names) -> None:
+        if not every:
+            left.extend(n for n in names if n not in wanted)
+            names = {n for n in names if n in wanted}
+        if names:
+            type(builder).write_documents(builder, names)
+
+    def nothing() -> None:
+        return None
+
     listener = app.connect("env-before-read-docs", reading, priority=100)
+    own = {"write_documents": write_documents, "gen_indices": nothing, "gen_additional_pages": nothing}
+    for name, method in own.items():
+        setattr(builder, name, method)
     try:
         yield left
     finally:
         app.disconnect(listener)
+        for name in own:
+            builder.__dict__.pop(name, None)
+        unique = sorted(set(left))
+        left[:] = unique
+        now = time.time()
+        for name in unique:
+            source = Path(env.doc2path(name))
+            if source.is_file():
+                os.utime(source, (now, now))
