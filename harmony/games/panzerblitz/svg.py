@@ -22,6 +22,7 @@ True
 """
 from __future__ import annotations
 
+import functools
 from xml.sax.saxutils import escape, quoteattr
 
 from .hexgrid import (board, board_origin, board_size, hex_corners, hex_to_pixel, hexside_segment,
@@ -55,6 +56,23 @@ def n(x: float) -> str:
 
 def _points(pts) -> str:
     return " ".join(f"{n(x)},{n(y)}" for x, y in pts)
+
+
+@functools.lru_cache(maxsize=4096)
+def _hex_geometry(h) -> tuple[str, str, str, str, str]:
+    """Hex ``h`` as every board draws it: its label, its outline's points, and the x of its
+    centre with the y of its label and of its terrain's word, formatted (the same hex on
+    every board and every figure: worked out once a process; a site's figures draw it
+    thousands of times).
+
+    >>> from harmony.games.panzerblitz.hexgrid import from_offset
+    >>> _hex_geometry(from_offset(1, 0))
+    ('B1', '105,52 90,77.9 60,77.9 45,52 60,26 90,26', '75', '33.4', '75.4')
+    """
+    origin = board_origin(SIZE)
+    cx, cy = hex_to_pixel(h, SIZE, origin)
+    return (hex_label(h), _points(hex_corners(h, SIZE, origin)), n(cx), n(cy - SIZE * 0.62),
+            n(cy + SIZE * 0.78))
 
 
 def _xy(lab: str, origin) -> tuple[float, float]:
@@ -111,16 +129,15 @@ def draw(state: dict, id_prefix: str = "hm") -> str:
            '<path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker></defs>',
            '<g class="hm-board">']
     for h in board(cols, rows):
-        lab = hex_label(h)
+        lab, points, x, label_y, word_y = _hex_geometry(h)
         terrain = hexes.get(lab, base)
         fill = TERRAIN_FILL.get(terrain, OTHER_FILL)
-        out.append(f'<polygon points="{_points(hex_corners(h, SIZE, origin))}" fill="{fill}" '
+        out.append(f'<polygon points="{points}" fill="{fill}" '
                    f'stroke="#8c8c7a" stroke-width="1" data-hex="{lab}" data-terrain={quoteattr(terrain)}/>')
-        cx, cy = hex_to_pixel(h, SIZE, origin)
-        out.append(f'<text x="{n(cx)}" y="{n(cy - SIZE * 0.62)}" font-size="7" text-anchor="middle" '
+        out.append(f'<text x="{x}" y="{label_y}" font-size="7" text-anchor="middle" '
                    f'fill="#555">{lab}</text>')
         if terrain != base and terrain in TERRAIN_FILL:
-            out.append(f'<text x="{n(cx)}" y="{n(cy + SIZE * 0.78)}" font-size="6" '
+            out.append(f'<text x="{x}" y="{word_y}" font-size="6" '
                        f'text-anchor="middle" fill="#333">{escape(terrain)}</text>')
     for side in m.get("hexsides") or []:
         a, b = (parse_label(x) for x in side["between"])
