@@ -106,8 +106,12 @@ class BuildResult:
     written: list[str] = field(default_factory=list)
     #: docnames Sphinx re-read from their sources
     read: list[str] = field(default_factory=list)
-    #: docnames whose sources changed that a preview left for the next build to read
+    #: docnames a preview left for the next build to read and write (whose sources changed,
+    #: or that Sphinx would have written)
     left: list[str] = field(default_factory=list)
+    #: a preview that made, read and wrote only the pages open in a browser (the next full
+    #: build makes the others anew, and so reads and writes those that changed)
+    first: bool = False
     warnings: list[str] = field(default_factory=list)
     extras: list[str] = field(default_factory=list)
     #: the PDFs laid out by this build (the others were printed before from the same HTML)
@@ -459,6 +463,31 @@ def _bundle(model, rules, cache: Path, html: Path, result: BuildResult) -> None:
                 stale.unlink()
 
 
+def _sources(model, src: Path, site_dir: Path, extras: dict, trust: Trust | None, preview: bool,
+             showing: Collection[str]) -> tuple[dict[str, str], bool]:
+    """The generated sources to stage in ``src``, and whether only the open pages were made:
+    every page made anew, but in a preview the
+    rule coverage (:data:`.generate.PREVIEW_LEAVES`) and, when pages are open in a browser
+    and no page came or went, every page but those open, which are as the last build staged
+    them (a text edit made every page again, then read one); the next full build makes them
+    anew, and so reads those that changed."""
+    made = generate.makers(model, site_dir, extras, trust)
+    last = set(generate.PREVIEW_LEAVES) if preview else set()
+    first = False
+    if preview and showing:
+        staged = {p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()} if src.is_dir() else set()
+        first = staged == set(made) | set(generate.hand_pages(model, site_dir))
+        if first:
+            last |= set(made) - {f"{docname}.rst" for docname in showing}
+    files = {}
+    for name, make in made.items():
+        if name not in last:
+            files[name] = make()
+        elif (src / name).is_file():    # as the last build staged it
+            files[name] = (src / name).read_text("utf-8")
+    return files, first
+
+
 def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
            rules, trust: Trust | None = None, preview: bool = False, keep: bool = False,
            showing: Collection[str] = ()) -> BuildResult:
@@ -484,16 +513,12 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
         else:
             words = pdflinks.Words(lambda: _link_words(printing.wait()), printing.finished,
                                    _read_json(cache / LINK_WORDS))
-        leave = generate.PREVIEW_LEAVES if preview else frozenset()
-        files = generate.pages(model, site_dir, extras, trust, leave)
-        for name in leave:    # as the last build staged it
-            if (cache / "src" / name).is_file():
-                files[name] = (cache / "src" / name).read_text("utf-8")
+        files, first = _sources(model, cache / "src", site_dir, extras, trust, preview, showing)
         staged = generate.stage(files, cache / "src", site_dir, model)
         _touch_changed(cache / "src", cache / "src-hashes.json")
         generated = time.perf_counter()
         nocolor()
-        result = BuildResult(out=out, staged=staged, preview=preview, model=model)
+        result = BuildResult(out=out, staged=staged, preview=preview, model=model, first=first)
         mark.write_text("a build started and did not finish\n", encoding="utf-8")
         overrides = generate.conf_overrides(model)
         with _default_collection(full=not preview), \

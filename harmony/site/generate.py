@@ -33,6 +33,7 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -43,7 +44,7 @@ from ..diagnostics import NOT_TEXT
 from ..model import Citation, Model
 from ..trust import Trust
 from . import views
-from .comparison import comparison_view, quoting
+from .comparison import comparison_doc, comparison_view, quoting
 from ..printer import Job
 
 TEMPLATES = resources.templates() / "site"
@@ -249,59 +250,100 @@ def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None,
     """Every generated source file: relative path -> text (``extras``: :func:`extra_pages`;
     ``trust``: whether the clause examples may run, :mod:`harmony.trust`), but those named
     in ``leave``."""
+    return {name: make() for name, make in makers(model, site_dir, extras, trust).items()
+            if name not in leave}
+
+
+def makers(model: Model, site_dir: Path = SITE, extras: dict | None = None,
+           trust: Trust | None = None) -> dict[str, Callable[[], str]]:
+    """Every generated source file by name (relative path), each with the function that makes
+    its text (:func:`pages` calls them all). The names cost nearly nothing (and the "what
+    changed" and extra pages are made at once: they are cheap); each maker works out only
+    what its page shows, once for all the makers of one call: the page of one topic its own
+    rows and examples and the comparisons that quote them, the page of one example its own
+    run and figures (a preview makes the pages open in a browser alone), the other pages
+    every view (the front page lists every topic, the examples' index scores every example).
+    The pages of one thing get their own view and the hand-written pages' names alone, so
+    that they read the same whichever page is made first."""
     game.trusting(model, trust)
     env = environment()
-    out: dict[str, str] = {}
-    topics = [views.topic_view(model, t, trust) for t in model.topics_in_order()]
-    revisions = [views.revision_view(model, k) for k in views.revisions(model)]
-    scenarios = [scenario_view(model, sid) for sid in sorted(model.scenarios)]
-    sources = [views.source_view(s) for s in sorted(model.sources.values(),
-                                                    key=lambda s: (s.year or 9999, s.key))]
-    extras = extra_pages(model) if extras is None else extras
-    changes = change_pages(model)
-    comparisons = [comparison_view(model, c) for _, c in sorted(model.comparisons.items())]
-    for t in topics:    # a topic page links to each comparison quoting one of its rows
-        t["comparisons"] = quoting(comparisons, {r["id"] for r in t["rows"]})
     own = hand_pages(model, site_dir)
     # the contents list every hand-written page but the front page and an orphan (404.rst)
     hand = sorted({name[:-4] for name, path in own.items()
                    if name != "index.rst" and not is_orphan(path)} | {"sources"})
-    bases = sorted({base.title for k in views.revisions(model)
-                    if (base := model.sources.get(model.sources[k].base or "")) is not None})
-    ctx = {"topics": topics, "revisions": revisions, "scenarios": scenarios, "sources": sources,
-           "extras": extras, "hand_pages": hand, "comparisons": comparisons,
-           "changes": [name[:-4] for name in changes], "harmony": identity_view(model),
-           "bases": bases}
-    out.update(changes)
+    extras = extra_pages(model) if extras is None else extras
+    changes = change_pages(model)
+    in_order = model.topics_in_order()
+    scenario_ids = sorted(model.scenarios)
+    revision_keys = views.revisions(model)
+    compared = [c for _, c in sorted(model.comparisons.items())]
+
+    @functools.cache
+    def comparisons() -> list[dict]:
+        return [comparison_view(model, c) for c in compared]
+
+    @functools.cache
+    def topic(i: int) -> dict:
+        t = views.topic_view(model, in_order[i], trust)
+        # a topic page links to each comparison quoting one of its rows
+        t["comparisons"] = quoting(comparisons(), {r["id"] for r in t["rows"]})
+        return t
+
+    @functools.cache
+    def scenario(sid: str) -> dict:
+        return scenario_view(model, sid)
+
+    @functools.cache
+    def context() -> dict:
+        topics = [topic(i) for i in range(len(in_order))]
+        revisions = [views.revision_view(model, k) for k in revision_keys]
+        scenarios = [scenario(sid) for sid in scenario_ids]
+        sources = [views.source_view(s) for s in sorted(model.sources.values(),
+                                                        key=lambda s: (s.year or 9999, s.key))]
+        bases = sorted({base.title for k in revision_keys
+                        if (base := model.sources.get(model.sources[k].base or "")) is not None})
+        return {"topics": topics, "revisions": revisions, "scenarios": scenarios, "sources": sources,
+                "extras": extras, "hand_pages": hand, "comparisons": comparisons(),
+                "changes": [name[:-4] for name in changes], "harmony": identity_view(model),
+                "bases": bases}
+
+    def render(template: str) -> Callable[[], str]:
+        return lambda: env.get_template(template).render(**context())
+
+    def alone(template: str, what: str, view: Callable[[], dict]) -> Callable[[], str]:
+        return lambda: env.get_template(template).render(**{what: view()}, hand_pages=hand)
+
+    out: dict[str, Callable[[], str]] = {name: functools.partial(str, text) for name, text in changes.items()}
     for name in ("index", "sources"):       # the harmony's own, else the generator's
         if f"{name}.rst" not in own:
-            out[f"{name}.rst"] = env.get_template(f"{name}.rst.j2").render(**ctx)
-    for t in topics:
-        out[f"{t['doc']}.rst"] = env.get_template("topic.rst.j2").render(topic=t, **ctx)
-    for r in revisions:
-        out[f"{r['doc']}.rst"] = env.get_template("revision.rst.j2").render(rev=r, **ctx)
-    for s in scenarios:
-        out[f"{s['doc']}.rst"] = env.get_template("example.rst.j2").render(sc=s, **ctx)
-    for c in comparisons:
-        out[f"{c['doc']}.rst"] = env.get_template("comparison.rst.j2").render(comparison=c, **ctx)
-    out["topics/index.rst"] = env.get_template("topics-index.rst.j2").render(**ctx)
-    if revisions:
-        out["revisions/index.rst"] = env.get_template("revisions-index.rst.j2").render(**ctx)
-    if scenarios:
-        out["examples/index.rst"] = env.get_template("examples-index.rst.j2").render(
-            scoreboard=views.scoreboard_view(scenarios), **ctx)
-    out["differences.rst"] = env.get_template("differences.rst.j2").render(
-        differences=views.differences_view(model), **ctx)
-    out["glossary.rst"] = env.get_template("glossary.rst.j2").render(
-        terms=views.glossary_view(model), **ctx)
-    if "coverage.rst" not in leave:
-        out["coverage.rst"] = env.get_template("coverage.rst.j2").render(
-            rulebooks=coverage_view(model, trust), not_run=(trust or Trust.of()).mark, **ctx)
+            out[f"{name}.rst"] = render(f"{name}.rst.j2")
+    for i, t in enumerate(in_order):
+        out[f"{views.topic_doc(t.id)}.rst"] = alone("topic.rst.j2", "topic", functools.partial(topic, i))
+    for i, k in enumerate(revision_keys):
+        out[f"{views.revision_doc(k)}.rst"] = (
+            lambda i=i: env.get_template("revision.rst.j2").render(rev=context()["revisions"][i], **context()))
+    for sid in scenario_ids:
+        out[f"{views.scenario_doc(sid)}.rst"] = alone("example.rst.j2", "sc", functools.partial(scenario, sid))
+    for i, c in enumerate(compared):
+        out[f"{comparison_doc(c.id)}.rst"] = alone("comparison.rst.j2", "comparison",
+                                                   lambda i=i: comparisons()[i])
+    out["topics/index.rst"] = render("topics-index.rst.j2")
+    if revision_keys:
+        out["revisions/index.rst"] = render("revisions-index.rst.j2")
+    if scenario_ids:
+        out["examples/index.rst"] = lambda: env.get_template("examples-index.rst.j2").render(
+            scoreboard=views.scoreboard_view(context()["scenarios"]), **context())
+    out["differences.rst"] = lambda: env.get_template("differences.rst.j2").render(
+        differences=views.differences_view(model), **context())
+    out["glossary.rst"] = lambda: env.get_template("glossary.rst.j2").render(
+        terms=views.glossary_view(model), **context())
+    out["coverage.rst"] = lambda: env.get_template("coverage.rst.j2").render(
+        rulebooks=coverage_view(model, trust), not_run=(trust or Trust.of()).mark, **context())
     for name, page in extras.items():
-        out[f"{name}.rst"] = env.get_template("extra.rst.j2").render(page=page, **ctx)
-    out[f"{FRAGMENTS}/contents.inc"] = env.get_template("contents.inc.j2").render(**ctx)
-    out[f"{FRAGMENTS}/sources-table.inc"] = env.get_template("sources-table.inc.j2").render(**ctx)
-    out[f"{FRAGMENTS}/sources-detail.inc"] = env.get_template("sources-detail.inc.j2").render(**ctx)
+        out[f"{name}.rst"] = functools.partial(lambda page: env.get_template("extra.rst.j2").render(
+            page=page, **context()), page)
+    for name in ("contents", "sources-table", "sources-detail"):
+        out[f"{FRAGMENTS}/{name}.inc"] = render(f"{name}.inc.j2")
     return out
 
 

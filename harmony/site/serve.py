@@ -689,8 +689,8 @@ def build_once(rules: Path, out: Path, out_stream=None, err=None, state: BuildSt
         print(w, file=err)
     changed = snapshot.update() if snapshot is not None else set()
     said = f"built {len(res.written)} page(s) in {res.seconds:.2f}s" + (" (a preview)" if res.preview else "")
-    if res.left:
-        said += f", the open pages first ({len(res.left)} more to follow)"
+    if res.left or res.first:
+        said += ", the open pages first" + (f" ({len(res.left)} more to follow)" if res.left else "")
     if changed:
         names = sorted(changed, key=lambda f: (not f.endswith(".html"), f))
         said += "; changed: " + ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
