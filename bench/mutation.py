@@ -3,7 +3,7 @@
 Run from the top of a checkout:
 
     python3 bench/mutation.py [--suite engine|print] [--sample 240] [--seed 1] [--out build/mutation]
-                              [--only FILE] [--list] [--timeout SECONDS]
+                              [--only FILE] [--within NAMES] [--list] [--timeout SECONDS]
 
 Each mutant changes one place of one module of the suite (:data:`SUITES`: the engine's
 eight modules, :data:`MODULES`, by default; ``--suite print``: the printer, the cards' fit
@@ -97,6 +97,10 @@ SUITES = {
     # session 11: the rulebooks as EPUBs (the doctests run with the tests)
     "epub": (("epub",), ("tests/test_rulebook_epub.py",)),
     "navigation": (("navigation",), ("tests/test_navigation.py",)),
+    # a preview's open pages first (session 12): run with --within makers,_sources,showing_first,
+    # data,_hex_geometry (the modules are large; the rest of them is other suites' and tests')
+    "preview": (("generate", "build", "sphinxapp", "svg"),
+                ("tests/test_preview_showing.py", "tests/test_generate_data.py")),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -267,7 +271,8 @@ WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/
          "printer": "printer.py", "bound": "cards/bound.py", "examplerun": "examplerun.py",
          "htmlcache": "htmlcache.py", "tablecheck": "tablecheck.py", "printcache": "printcache.py",
          "searchlater": "site/searchlater.py", "epub": "rulebook/epub.py",
-         "navigation": "site/navigation.py"}
+         "navigation": "site/navigation.py", "generate": "site/generate.py", "build": "site/build.py",
+         "sphinxapp": "site/sphinxapp.py", "svg": "games/panzerblitz/svg.py"}
 
 
 def rel_of(module: str) -> str:
@@ -302,6 +307,14 @@ def enumerate_mutants(module: str, root: Path = ROOT) -> tuple[list[Mutant], int
             continue
         good.append(m)
     return good, bad
+
+
+def within(module: str, names: set[str], pool: list[Mutant], root: Path = ROOT) -> list[Mutant]:
+    """The mutants of ``pool`` inside the functions or classes of ``module`` named ``names``."""
+    tree = ast.parse(path_of(module, root).read_text(encoding="utf-8"))
+    spans = [(node.lineno, node.end_lineno or node.lineno) for node in ast.walk(tree)
+             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and node.name in names]
+    return [m for m in pool if any(a <= m.line <= b for a, b in spans)]
 
 
 def sample(pools: dict[str, list[Mutant]], n: int, seed: int, root: Path = ROOT) -> list[Mutant]:
@@ -360,6 +373,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", type=Path, default=ROOT / "build" / "mutation")
     ap.add_argument("--only", type=Path, help="run only the mutants whose ids begin the lines of this file")
+    ap.add_argument("--within", default="", help="only the mutants inside these functions or classes "
+                    "(names, comma-separated)")
     ap.add_argument("--list", action="store_true", help="count the mutants and the sample; run nothing")
     ap.add_argument("--timeout", type=float, default=0, help="seconds per mutant (default 5x the clean run, >= 60)")
     args = ap.parse_args(argv)
@@ -369,6 +384,8 @@ def main(argv: list[str] | None = None) -> int:
     for mod in modules:
         pools[mod], bad = enumerate_mutants(mod)
         dropped += bad
+        if args.within:
+            pools[mod] = within(mod, set(args.within.split(",")), pools[mod])
     everything = {m.id: m for pool in pools.values() for m in pool}
     if args.only:
         ids = [line.split()[0] for line in args.only.read_text().splitlines() if line.strip()]
