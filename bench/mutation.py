@@ -100,7 +100,7 @@ SUITES = {
     # a preview's open pages first (session 12): run with --within makers,_sources,showing_first,
     # data,_hex_geometry (the modules are large; the rest of them is other suites' and tests')
     "preview": (("generate", "build", "sphinxapp", "svg"),
-                ("tests/test_preview_showing.py", "tests/test_generate_data.py")),
+                ("tests/test_generate_data.py", "tests/test_preview_showing.py")),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,

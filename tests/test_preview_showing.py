@@ -185,3 +185,11 @@ def test_each_page_made_alone_is_the_page_made_with_all_the_others(rules, starte
     assert set(generate.makers(model)) == set(every)
     for name, text in every.items():
         assert generate.makers(model)[name]() == text, name
+
+
+def test_the_revisions_index_names_the_rulebooks_they_build_on(shipped_model):
+    """(The context every page but a page of one thing is made with: its rulebooks revised.)"""
+    made = generate.makers(shipped_model)
+    bases = {shipped_model.sources[k].base for k in shipped_model.sources if shipped_model.sources[k].base}
+    titles = ", ".join(sorted(shipped_model.sources[b].title for b in bases))
+    assert f"The rulebooks that build on {titles}, each in its own order." in made["revisions/index.rst"]()

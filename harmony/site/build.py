@@ -465,12 +465,13 @@ def _bundle(model, rules, cache: Path, html: Path, result: BuildResult) -> None:
 
 def _sources(model, src: Path, site_dir: Path, extras: dict, trust: Trust | None, preview: bool,
              showing: Collection[str]) -> tuple[dict[str, str], bool]:
-    """The generated sources to stage in ``src``, and whether only the open pages were made:
-    every page made anew, but in a preview the
-    rule coverage (:data:`.generate.PREVIEW_LEAVES`) and, when pages are open in a browser
-    and no page came or went, every page but those open, which are as the last build staged
-    them (a text edit made every page again, then read one); the next full build makes them
-    anew, and so reads those that changed."""
+    """The generated sources to stage in ``src``, and whether only the open pages were made.
+
+    Every page is made anew, but in a preview the rule coverage
+    (:data:`.generate.PREVIEW_LEAVES`) and, when pages are open in a browser
+    (``showing``, docnames) and no page came or went, every page but those open stay as
+    the last build staged them (a text edit made every page again, to read one); the next
+    full build makes them all, and so reads those that changed."""
     made = generate.makers(model, site_dir, extras, trust)
     last = set(generate.PREVIEW_LEAVES) if preview else set()
     first = False

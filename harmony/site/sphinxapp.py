@@ -143,10 +143,10 @@ def showing_first(app, docnames: Collection[str]) -> Iterator[list[str]]:
       when the block ends, so that the next build reads and writes them: in this process
       or another, as a source's time is on disk.
 
-    When a page is new to the site, every changed page is read and every page Sphinx would
-    write is written (the pages that list the new one among them, or Sphinx would find it in
-    no table of contents; and the new page, which the open pages now link). Yields the pages
-    left for the next build, sorted when the block ends.
+    When a page is new to the site, every changed page is read and written, and every page
+    whose table of contents lists one (the pages that list the new one among them, or Sphinx
+    would find it in no table of contents; and the new page, which the open pages now link).
+    Yields the pages left for the next build, sorted when the block ends.
 
     A listener of ``env-before-read-docs`` ahead of every other one (priority 100), so
     that they see only the pages read."""
