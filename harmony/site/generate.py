@@ -319,14 +319,19 @@ def makers(model: Model, site_dir: Path = SITE, extras: dict | None = None,
             out[f"{name}.rst"] = render(f"{name}.rst.j2")
     for i, t in enumerate(in_order):
         out[f"{views.topic_doc(t.id)}.rst"] = alone("topic.rst.j2", "topic", functools.partial(topic, i))
+    def revision_page(i: int) -> str:
+        return env.get_template("revision.rst.j2").render(rev=context()["revisions"][i], **context())
+
+    def comparison(i: int) -> dict:
+        return comparisons()[i]
+
     for i, k in enumerate(revision_keys):
-        out[f"{views.revision_doc(k)}.rst"] = (
-            lambda i=i: env.get_template("revision.rst.j2").render(rev=context()["revisions"][i], **context()))
+        out[f"{views.revision_doc(k)}.rst"] = functools.partial(revision_page, i)
     for sid in scenario_ids:
         out[f"{views.scenario_doc(sid)}.rst"] = alone("example.rst.j2", "sc", functools.partial(scenario, sid))
     for i, c in enumerate(compared):
         out[f"{comparison_doc(c.id)}.rst"] = alone("comparison.rst.j2", "comparison",
-                                                   lambda i=i: comparisons()[i])
+                                                   functools.partial(comparison, i))
     out["topics/index.rst"] = render("topics-index.rst.j2")
     if revision_keys:
         out["revisions/index.rst"] = render("revisions-index.rst.j2")

@@ -129,15 +129,15 @@ def draw(state: dict, id_prefix: str = "hm") -> str:
            '<path d="M0,0 L10,5 L0,10 z" fill="#222"/></marker></defs>',
            '<g class="hm-board">']
     for h in board(cols, rows):
-        lab, points, x, label_y, word_y = _hex_geometry(h)
+        lab, points, centre_x, label_y, word_y = _hex_geometry(h)
         terrain = hexes.get(lab, base)
         fill = TERRAIN_FILL.get(terrain, OTHER_FILL)
         out.append(f'<polygon points="{points}" fill="{fill}" '
                    f'stroke="#8c8c7a" stroke-width="1" data-hex="{lab}" data-terrain={quoteattr(terrain)}/>')
-        out.append(f'<text x="{x}" y="{label_y}" font-size="7" text-anchor="middle" '
+        out.append(f'<text x="{centre_x}" y="{label_y}" font-size="7" text-anchor="middle" '
                    f'fill="#555">{lab}</text>')
         if terrain != base and terrain in TERRAIN_FILL:
-            out.append(f'<text x="{x}" y="{word_y}" font-size="6" '
+            out.append(f'<text x="{centre_x}" y="{word_y}" font-size="6" '
                        f'text-anchor="middle" fill="#333">{escape(terrain)}</text>')
     for side in m.get("hexsides") or []:
         a, b = (parse_label(x) for x in side["between"])
