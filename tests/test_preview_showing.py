@@ -42,8 +42,8 @@ def every_page_made(monkeypatch):
     made = build_module._sources
 
     def every(model, src, site_dir, extras, trust, preview, showing):
-        files, _first = made(model, src, site_dir, extras, trust, preview, ())
-        return files, False
+        files, left, _first = made(model, src, site_dir, extras, trust, preview, ())
+        return files, left, False
 
     monkeypatch.setattr(build_module, "_sources", every)
 

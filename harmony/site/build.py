@@ -464,29 +464,24 @@ def _bundle(model, rules, cache: Path, html: Path, result: BuildResult) -> None:
 
 
 def _sources(model, src: Path, site_dir: Path, extras: dict, trust: Trust | None, preview: bool,
-             showing: Collection[str]) -> tuple[dict[str, str], bool]:
-    """The generated sources to stage in ``src``, and whether only the open pages were made.
+             showing: Collection[str]) -> tuple[dict[str, str], set[str], bool]:
+    """The generated sources to stage in ``src``, the names of those left as the last build
+    staged them (not made, not read), and whether only the open pages were made.
 
     Every page is made anew, but in a preview the rule coverage
     (:data:`.generate.PREVIEW_LEAVES`) and, when pages are open in a browser
-    (``showing``, docnames) and no page came or went, every page but those open stay as
-    the last build staged them (a text edit made every page again, to read one); the next
-    full build makes them all, and so reads those that changed."""
+    (``showing``, docnames) and no page came or went, every page but those open are left
+    (a text edit made every page again, to read one); the next full build makes them all,
+    and so reads those that changed."""
     made = generate.makers(model, site_dir, extras, trust)
-    last = set(generate.PREVIEW_LEAVES) if preview else set()
+    left = set(generate.PREVIEW_LEAVES) if preview else set()
     first = False
     if preview and showing:
         staged = {p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()} if src.is_dir() else set()
         first = staged == set(made) | set(generate.hand_pages(model, site_dir))
         if first:
-            last |= set(made) - {f"{docname}.rst" for docname in showing}
-    files = {}
-    for name, make in made.items():
-        if name not in last:
-            files[name] = make()
-        elif (src / name).is_file():    # as the last build staged it
-            files[name] = (src / name).read_text("utf-8")
-    return files, first
+            left |= set(made) - {f"{docname}.rst" for docname in showing}
+    return {name: make() for name, make in made.items() if name not in left}, left, first
 
 
 def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
@@ -514,8 +509,8 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
         else:
             words = pdflinks.Words(lambda: _link_words(printing.wait()), printing.finished,
                                    _read_json(cache / LINK_WORDS))
-        files, first = _sources(model, cache / "src", site_dir, extras, trust, preview, showing)
-        staged = generate.stage(files, cache / "src", site_dir, model)
+        files, left, first = _sources(model, cache / "src", site_dir, extras, trust, preview, showing)
+        staged = generate.stage(files, cache / "src", site_dir, model, keep=left)
         _touch_changed(cache / "src", cache / "src-hashes.json")
         generated = time.perf_counter()
         nocolor()

@@ -33,7 +33,7 @@ import hashlib
 import json
 import os
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -240,18 +240,16 @@ def ruleset_label(model: Model, ruleset: str) -> str:
 
 
 # ------------------------------------------------------------------ pages
-#: the pages a preview build leaves as the last build made them (:func:`pages`): the
-#: rule coverage runs every clause example again, a tenth of a one-line edit's rebuild
+#: the pages a preview build leaves as the last build staged them (``build._sources``):
+#: the rule coverage runs every clause example again, a tenth of a one-line edit's rebuild
 PREVIEW_LEAVES = frozenset({"coverage.rst"})
 
 
 def pages(model: Model, site_dir: Path = SITE, extras: dict | None = None,
-          trust: Trust | None = None, leave: frozenset[str] = frozenset()) -> dict[str, str]:
+          trust: Trust | None = None) -> dict[str, str]:
     """Every generated source file: relative path -> text (``extras``: :func:`extra_pages`;
-    ``trust``: whether the clause examples may run, :mod:`harmony.trust`), but those named
-    in ``leave``."""
-    return {name: make() for name, make in makers(model, site_dir, extras, trust).items()
-            if name not in leave}
+    ``trust``: whether the clause examples may run, :mod:`harmony.trust`)."""
+    return {name: make() for name, make in makers(model, site_dir, extras, trust).items()}
 
 
 def makers(model: Model, site_dir: Path = SITE, extras: dict | None = None,
@@ -325,6 +323,9 @@ def makers(model: Model, site_dir: Path = SITE, extras: dict | None = None,
     def comparison(i: int) -> dict:
         return comparisons()[i]
 
+    def extra_page(page: dict) -> str:
+        return env.get_template("extra.rst.j2").render(page=page, **context())
+
     for i, k in enumerate(revision_keys):
         out[f"{views.revision_doc(k)}.rst"] = functools.partial(revision_page, i)
     for sid in scenario_ids:
@@ -345,8 +346,7 @@ def makers(model: Model, site_dir: Path = SITE, extras: dict | None = None,
     out["coverage.rst"] = lambda: env.get_template("coverage.rst.j2").render(
         rulebooks=coverage_view(model, trust), not_run=(trust or Trust.of()).mark, **context())
     for name, page in extras.items():
-        out[f"{name}.rst"] = functools.partial(lambda page: env.get_template("extra.rst.j2").render(
-            page=page, **context()), page)
+        out[f"{name}.rst"] = functools.partial(extra_page, page)
     for name in ("contents", "sources-table", "sources-detail"):
         out[f"{FRAGMENTS}/{name}.inc"] = render(f"{name}.inc.j2")
     return out
@@ -488,12 +488,13 @@ def hand_pages(model: Model, site_dir: Path = SITE) -> dict[str, Path]:
 
 
 def stage(files: dict[str, str], dest: Path, site_dir: Path = SITE,
-          model: Model | None = None) -> Staged:
+          model: Model | None = None, keep: Collection[str] = ()) -> Staged:
     """Write ``files`` and the hand-written pages (:func:`hand_pages`) into ``dest``.
 
     A file is written only when its bytes differ from what is there (content
     hashes, not times), so Sphinx's incremental build re-reads just the pages
-    that changed; files no longer generated are removed.
+    that changed; files no longer generated are removed, but those named in ``keep``
+    (a preview's pages not made anew), which are left as they are, unread.
     """
     dest.mkdir(parents=True, exist_ok=True)
     wanted: dict[str, bytes] = {rel: text_only(text).encode("utf-8") for rel, text in files.items()}
@@ -514,7 +515,7 @@ def stage(files: dict[str, str], dest: Path, site_dir: Path = SITE,
         res.written.append(rel)
     for path in sorted(dest.rglob("*")):
         rel = path.relative_to(dest).as_posix()
-        if path.is_file() and rel not in wanted:
+        if path.is_file() and rel not in wanted and rel not in keep:
             path.unlink()
             res.removed.append(rel)
     return res

@@ -740,8 +740,8 @@ class _Editing:
         self.uncollected = 0
 
     def build(self, preview: bool) -> BuildResult | None:
-        """A preview reads the changed pages a browser has open first (all of them when none
-        is open), the full build that follows the rest."""
+        """A preview makes, reads and writes the changed pages a browser has open first (all
+        of them when none is open), the full build that follows the rest."""
         showing = self.server.open_pages() if preview and self.server is not None else set()
         res = build_once(self.rules, self.out, self.out_stream, self.err, self.state, self.trust,
                          preview=preview, keep=True, snapshot=self.snapshot, showing=showing)
