@@ -164,7 +164,8 @@ def first_ruling(browser, url: str) -> tuple[float, float, float, float]:
         def when(name: str) -> float:
             got = page.get_attribute("#hm-explorer", f"data-{name}-ms")
             return float(got) if got is not None else float("nan")
-        return when("first-ruling"), when("drawn"), when("pyodide"), when("engine")
+        return (when("first-ruling"), when("drawn"), when("pyodide"), when("engine"),
+                page.get_attribute("#hm-explorer", "data-snapshot") or "(not said)")
     finally:
         context.close()
 
@@ -172,7 +173,7 @@ def first_ruling(browser, url: str) -> tuple[float, float, float, float]:
 def side_by_side(browser, bare_url: str, explorer_url: str, rounds: int) -> dict:
     """``rounds`` rounds of bare Pyodide and the explorer, one after the other, the first of
     the two alternating: each one's times, and the medians."""
-    bare, ruling, drawn, started, engine = [], [], [], [], []
+    bare, ruling, drawn, started, engine, snapshot = [], [], [], [], [], []
     for r in range(rounds):
         for which in (("bare", "explorer") if r % 2 == 0 else ("explorer", "bare")):
             if which == "bare":
@@ -183,10 +184,11 @@ def side_by_side(browser, bare_url: str, explorer_url: str, rounds: int) -> dict
                 drawn.append(got[1])
                 started.append(got[2])
                 engine.append(got[3])
+                snapshot.append(got[4])
 
     def median(values: list[float]) -> float:
         return statistics.median([v for v in values if v == v] or [float("nan")])
-    return {"bare": bare, "ruling": ruling, "drawn": drawn,
+    return {"bare": bare, "ruling": ruling, "drawn": drawn, "snapshot": sorted(set(snapshot)),
             "median_bare": statistics.median(bare), "median_ruling": statistics.median(ruling),
             # each round's two loads ran one after the other, under much the same load
             "median_round": statistics.median(r / b for r, b in zip(ruling, bare)),
@@ -287,7 +289,8 @@ def main(argv=None) -> int:
               f"{r['median_round']:.2f}x |", flush=True)
         print(f"\nAfter Pyodide started (medians of the explorer's loads): its engine imported and the "
               f"rules read in {r['median_engine_read']:.0f} ms, then the first ruling decided and painted "
-              f"{r['median_after_engine']:.0f} ms later.", flush=True)
+              f"{r['median_after_engine']:.0f} ms later. Pyodide's start, from its memory snapshot "
+              f"(harmony.site.snapshot): {', '.join(r['snapshot'])}.", flush=True)
         if args.loads > 0:
             print()
             print("| rulesets | questions | first ruling (ms, median of loads) | decide in page (ms) "

@@ -137,7 +137,7 @@ def test_only_the_explorer_page_loads_the_bundle(site):
     page = (site / "explorer.html").read_text("utf-8")
     assert '<script src="_static/explorer.js">' in page and 'data-bundle="_explorer/"' in page
     assert sorted(p.name for p in (site / bundle.FOLDER).iterdir()) == \
-        ["harmony.js", "pyodide-asm.js", "pyodide.js", "runtime.js"]
+        ["harmony.js", "pyodide-asm.js", "pyodide.js", "runtime.js", "snapshot.js"]
     # the explorer is in the site's navigation
     assert 'href="explorer.html"' in (site / "index.html").read_text("utf-8")
 
@@ -377,8 +377,10 @@ def test_the_position_is_shown_at_once_and_said_to_be_deciding(browser, site, ex
         assert page.evaluate("document.querySelector('div.hm-ex-controls').inert") is True
         held[0].continue_()
         ready(page)
-        # its Python came as byte code compiled for Pyodide when the site was built
+        # its Python came as byte code compiled for Pyodide when the site was built, and
+        # Pyodide started from the snapshot taken then, with the engine imported
         assert page.get_attribute("#hm-explorer", "data-bytecode") == "compiled"
+        assert page.get_attribute("#hm-explorer", "data-snapshot") == "restored"
         assert position(page) == own
         assert shown(page) == computed(explorer, own)
         assert page.get_attribute("section.hm-ex-rulings", "aria-busy") is None
@@ -398,6 +400,38 @@ def test_the_position_is_shown_at_once_and_said_to_be_deciding(browser, site, ex
         assert said and "Z9" in said and "units[1].at" in said
         assert page.get_attribute("#hm-explorer", "data-links") == "1"
         assert position(page)["map"] == {"columns": 8, "rows": 7, "hexes": {"C3": "woods", "D3": "woods", "E4": "town"}}
+        assert session.attempted == [] and session.errors == []
+    finally:
+        session.context.close()
+
+
+@pytest.mark.parametrize("snapshot", ["refused", "none"])
+def test_without_a_snapshot_pyodide_starts_as_it_would_and_rules_alike(browser, site, explorer, snapshot):
+    """Issue 30: a snapshot Pyodide refuses (here: memory of another program) gives way to an
+    ordinary start, as a site whose build took none (``snapshot.js`` says null) has; either
+    way the page rules as the engine does, with no error."""
+    own = {"map": {"columns": 6, "rows": 5, "hexes": {"C3": "woods"}},
+           "units": [{"id": "tank", "side": "German", "kind": "armoured", "class": "A", "attack": 12, "range": 8,
+                      "defence": 8, "movement": 6, "at": "B2", "opportunity-fire": True},
+                     {"id": "gun", "side": "Soviet", "kind": "gun", "class": "A", "attack": 10, "range": 8,
+                      "defence": 3, "movement": 1, "at": "E4", "opportunity-fire": True}],
+           "start": {"side": "German", "phase": "movement"}, "rulesets": ["PB", "PL", "REV"],
+           "steps": [{"move": {"unit": "tank", "path": ["C2", "C3", "D3"]}}]}
+    import base64
+    import gzip
+    memory = "null" if snapshot == "none" else \
+        json.dumps(base64.b64encode(gzip.compress(bytes(range(256)) * 4096)).decode("ascii"))
+    session = Offline(browser, "file://", viewport={"width": 1024, "height": 900})
+    session.context.route("**/_explorer/snapshot.js", lambda route: route.fulfill(
+        status=200, content_type="text/javascript", body=f"globalThis.__harmonyPyodideSnapshot={memory};\n"))
+    try:
+        page = session.page
+        page.goto((site / "explorer.html").as_uri() + "#position=" + api.encode(own))
+        ready(page)
+        assert page.get_attribute("#hm-explorer", "data-snapshot") == snapshot
+        assert page.get_attribute("#hm-explorer", "data-bytecode") == "compiled"
+        assert position(page) == own
+        assert shown(page) == computed(explorer, own)
         assert session.attempted == [] and session.errors == []
     finally:
         session.context.close()

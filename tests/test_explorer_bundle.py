@@ -4,7 +4,8 @@ Pyodide has nothing else; before Python 3.13, ``typing_extensions`` after them) 
 the engine does here.
 
 * ``engine.zip`` alone decides every valid position (the shipped scenarios' positions under
-  their rulesets, a long move under every ruleset), from the rules read as JSON, importing
+  their rulesets, a long move under every ruleset), from the rules read as JSON (a file
+  beside it, as the page writes one: :func:`harmony.site.explorer.rules_json`), importing
   nothing but the standard library and what the zip holds: no YAML reader, no jsonschema;
 * with ``more.zip`` after it, a position with a problem gets the engine's own error and a
   scenario file is written, as here.
@@ -32,7 +33,7 @@ asked = json.load(sys.stdin)
 sys.path.insert(0, asked["zips"][0])      # as the page puts them: the engine's zip first,
 sys.path += asked["zips"][1:] + asked["backports"]   # the other last
 Explorer = __import__(asked["module"], fromlist=["Explorer"]).Explorer
-ex = Explorer.from_json(sys.path_importer_cache[asked["zips"][0]].get_data(asked["model"]))
+ex = Explorer.from_json(open(asked["model"], "rb").read())
 out = {"check": [json.loads(ex.check(p)) for p in asked["check"]],
        "decide": [json.loads(ex.decide(p, False)) for p in asked["decide"]],
        "yaml": [ex.scenario_yaml(p, "explorer-position", "A position") for p in asked["yaml"]]}
@@ -45,8 +46,9 @@ json.dump(out, sys.stdout)
 def zips(tmp_path_factory, shipped_model):
     folder = tmp_path_factory.mktemp("bundle")
     engine, more = folder / "engine.zip", folder / "more.zip"
-    engine.write_bytes(bundle.engine_zip(shipped_model, RULES))
+    engine.write_bytes(bundle.engine_zip(shipped_model))
     more.write_bytes(bundle.more_zip())
+    (folder / bundle.MODEL_FILE).write_text(bundle.rules_json(RULES), "utf-8")
     return engine, more
 
 
@@ -69,7 +71,8 @@ def backports(folder: Path) -> list[str]:
 
 
 def isolated(zips: list[Path], check=(), decide=(), yaml=()) -> dict:
-    asked = {"zips": [str(z) for z in zips], "model": bundle.MODEL_FILE, "backports": backports(zips[0].parent),
+    asked = {"zips": [str(z) for z in zips], "model": str(zips[0].parent / bundle.MODEL_FILE),
+             "backports": backports(zips[0].parent),
              "module": "harmony.games.panzerblitz.explorer",
              "check": list(check), "decide": list(decide), "yaml": list(yaml)}
     run = subprocess.run([sys.executable, "-I", "-S", "-c", ISOLATED], input=json.dumps(asked),

@@ -12,7 +12,7 @@ sources give the same bytes, the hash seed fixed) that Python's zip importer
 prefers to the source beside it.
 
 The result is remembered on disk (the shared cache of :mod:`harmony.parsecache`,
-sub-folder ``pyc``) and in the process, under the sources, Pyodide's version and
+sub-folder ``pyc``: a :class:`.pyodidejob.Job`) and in the process, under the sources, Pyodide's version and
 this module's code; without Node.js (or when it fails) the bundle keeps its
 sources alone and the build says why.
 """
@@ -21,17 +21,12 @@ from __future__ import annotations
 import hashlib
 import io
 import json
-import os
-import re
-import shutil
-import subprocess
 import tempfile
-import threading
 import zipfile
 from pathlib import Path
 
-#: the longest the compiling may take (Pyodide's start under Node.js is seconds)
-TIMEOUT = 300
+from . import pyodidejob
+
 #: how many compiled sets the disk cache keeps (the newest)
 KEEP = 4
 
@@ -90,10 +85,6 @@ open("/out.zip", "wb").write(out.getvalue())
 """
 
 
-class NotCompiled(Exception):
-    """Why the sources could not be compiled (one line)."""
-
-
 def _key(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
          entry: tuple[str, tuple[str, ...]] | None) -> str:
     h = hashlib.sha256(b"harmony-pyc\0" + Path(__file__).read_bytes())
@@ -105,11 +96,6 @@ def _key(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
     return h.hexdigest()[:40]
 
 
-def _store_folder() -> Path | None:
-    from ..parsecache import folder
-    return folder("pyc")
-
-
 def compiled(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
              entry: tuple[str, tuple[str, ...]] | None = None) -> tuple[dict[str, dict[str, bytes]], str]:
     """For each zip (its name -> its entries), the byte code of its ``.py`` entries
@@ -117,59 +103,27 @@ def compiled(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
     ``home/ZIP/PATH.py``, and with ``entry`` (a zip's name, modules in it) the byte code
     of the standard library's modules that importing them brings in; and '' or the one
     line saying why there is none. What :func:`start` began is waited for."""
-    key = _key(pyodide, zips, home, entry)
-    running = _RUNNING.pop(key, None)
-    if running is not None:
-        running.join()
-    if key not in _MEMO:
-        _obtain(key, pyodide, zips, home, entry)
-    got = _MEMO[key]
-    return (got, "") if isinstance(got, dict) else ({z: {} for z in zips}, got)
+    got = _JOB.result(_key(pyodide, zips, home, entry), lambda: _run_node(pyodide, zips, home, entry))
+    return (_split(got, list(zips)), "") if isinstance(got, bytes) else ({z: {} for z in zips}, got)
 
 
 def start(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
           entry: tuple[str, tuple[str, ...]] | None = None) -> None:
     """Begin :func:`compiled` in a thread of its own (Node.js runs beside the caller, who
     builds the site's pages meanwhile); :func:`compiled` of the same sources waits for it."""
-    key = _key(pyodide, zips, home, entry)
-    if key in _MEMO or key in _RUNNING:
-        return
-    thread = threading.Thread(target=_obtain, args=(key, pyodide, zips, home, entry), daemon=True,
-                              name="harmony-pyc")
-    _RUNNING[key] = thread
-    thread.start()
+    _JOB.start(_key(pyodide, zips, home, entry), lambda: _run_node(pyodide, zips, home, entry))
 
 
-def _obtain(key: str, pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
-            entry: tuple[str, tuple[str, ...]] | None) -> None:
+def _whole(data: bytes) -> bool:
     try:
-        data = _recalled(key)
-        if data is None:
-            data = _run_node(pyodide, zips, home, entry)
-            _remember(key, data)
-        result: dict | str = _split(data, list(zips))
-    except NotCompiled as e:
-        result = str(e)
-    _MEMO.clear()                   # one set kept in the process (harmony serve)
-    _MEMO[key] = result
+        return zipfile.ZipFile(io.BytesIO(data)).testzip() is None
+    except zipfile.BadZipFile:
+        return False
 
 
-#: the set compiled last in this process, by its key: the byte code, or why there is none
-_MEMO: dict[str, dict[str, dict[str, bytes]] | str] = {}
-#: the compiling begun by :func:`start`, by key
-_RUNNING: dict[str, threading.Thread] = {}
-
-
-def _recalled(key: str) -> bytes | None:
-    store = _store_folder()
-    if store is None or not (store / f"{key}.zip").is_file():
-        return None
-    try:
-        data = (store / f"{key}.zip").read_bytes()
-        zipfile.ZipFile(io.BytesIO(data)).testzip()
-        return data
-    except (OSError, zipfile.BadZipFile):
-        return None
+#: the compiled sets, on disk (``pyc/KEY.zip``) and the last one in the process
+_JOB = pyodidejob.Job("pyc", "zip", KEEP, valid=_whole)
+_MEMO = _JOB.memo
 
 
 def _split(data: bytes, names: list[str]) -> dict[str, dict[str, bytes]]:
@@ -183,50 +137,16 @@ def _split(data: bytes, names: list[str]) -> dict[str, dict[str, bytes]]:
 
 def _run_node(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
               entry: tuple[str, tuple[str, ...]] | None = None) -> bytes:
-    node = shutil.which("node")
-    if node is None:
-        raise NotCompiled("no Node.js (`node`) on the path to compile it for Pyodide")
     with tempfile.TemporaryDirectory(prefix="harmony-pyc-") as tmp:
-        src, out, script, runner = (Path(tmp) / n for n in ("in.zip", "out.zip", "compile.py", "compile.cjs"))
+        src, out, script = (Path(tmp) / n for n in ("in.zip", "out.zip", "compile.py"))
         with zipfile.ZipFile(src, "w") as z:
             z.writestr("asked.json", json.dumps({"home": home, "entry": entry}))
             for zname in sorted(zips):
                 for name in sorted(zips[zname]):
                     z.writestr(f"{zname}/{name}", zips[zname][name])
         script.write_text(_PYTHON, "utf-8")
-        runner.write_text(_NODE, "utf-8")
-        env = dict(os.environ, HARMONY_PYC_SCRIPT=str(script))
-        try:
-            run = subprocess.run([node, str(runner), str(pyodide.resolve()), str(src), str(out)],
-                                 capture_output=True, text=True, timeout=TIMEOUT, env=env)
-        except (OSError, subprocess.TimeoutExpired) as e:
-            raise NotCompiled(f"Node.js could not compile it for Pyodide ({type(e).__name__})") from None
-        if run.returncode != 0 or not out.is_file():
-            # the last line naming an error (Python's own, under Pyodide's PythonError)
-            lines = [x.strip() for x in run.stderr.splitlines() if x.strip() and not x.startswith(" ")]
-            named = [x for x in lines if re.match(r"\w*(Error|Exception)\b", x) and "Traceback" not in x]
-            said = (named or lines or ["no message"])[-1]
-            raise NotCompiled(f"Node.js could not compile it for Pyodide: {said[:200]}")
+        pyodidejob.run_node(_NODE, [str(pyodide.resolve()), str(src), str(out)], "compile it for Pyodide",
+                            {"HARMONY_PYC_SCRIPT": str(script)})
+        if not out.is_file():
+            raise pyodidejob.NotMade("Node.js could not compile it for Pyodide: no message")
         return out.read_bytes()
-
-
-def _remember(key: str, data: bytes) -> None:
-    """Keep ``data`` in the disk cache (written whole: a temporary file renamed into place),
-    and the newest :data:`KEEP` sets; a cache that cannot be written is no error."""
-    store = _store_folder()
-    if store is None:
-        return
-    tmp = None
-    try:
-        store.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=store)
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-        os.replace(tmp, store / f"{key}.zip")
-        tmp = None
-        kept = sorted(store.glob("*.zip"), key=lambda p: p.stat().st_mtime, reverse=True)
-        for old in kept[KEEP:]:
-            old.unlink(missing_ok=True)
-    except OSError:
-        if tmp is not None:
-            Path(tmp).unlink(missing_ok=True)

@@ -14,13 +14,17 @@ and from ``file://``. Chromium refuses ``fetch()`` and ES-module imports from
   Pyodide's lock file;
 * ``harmony.js``: two zips, in base64, that the page puts on Python's path as they
   are (Python imports from a zip): ``engine.zip`` (:func:`engine_zip`: the ``harmony``
-  package, the game's schema validators compiled ahead and the rules as JSON, read
-  without YAML by :mod:`harmony.modeljson`; its modules as byte code for Pyodide's
-  Python, compiled by Pyodide under Node.js, :mod:`.bytecode`, when Node.js is there)
-  and ``more.zip`` (:func:`more_zip`: the YAML writer and jsonschema, imported only to
+  package and the game's schema validators compiled ahead; its modules as byte code for
+  Pyodide's Python, compiled by Pyodide under Node.js, :mod:`.bytecode`, when Node.js is
+  there) and ``more.zip`` (:func:`more_zip`: the YAML writer and jsonschema, imported only to
   save a scenario or to say what is wrong with a position); what the page offers (the
-  game's catalogue, worked out here), the drawing style, the limits of a link, and the
-  map from clause id to the row that shows it (:func:`clause_links`).
+  game's catalogue, worked out here), the drawing style, the limits of a link, the
+  map from clause id to the row that shows it (:func:`clause_links`), and the rules as
+  JSON (:func:`rules_json`, read without YAML by :mod:`harmony.modeljson`);
+* ``snapshot.js``: Pyodide's memory with the engine imported from those zips, gzipped
+  and in base64 (:mod:`.snapshot`, made under Node.js when Node.js is there; else
+  ``null``): the page starts Pyodide from it, skipping Python's own start and the
+  engine's imports. The rules are not in it, so an edit of the rules leaves it as it is.
 
 Only the explorer page loads them; every other page stays as light as before.
 Pyodide comes from the npm registry (``package.json`` pins it, ``npm ci``
@@ -39,6 +43,7 @@ import importlib.util
 import io
 import json
 import os
+import threading
 import zipfile
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -155,7 +160,7 @@ LEFT_OUT = ("tests", "benchmarks", "__pycache__", "clibz")
 #: the parts of the harmony package the page never runs (the site, cards, rulebook and diff
 #: builders and the starter folders)
 NOT_RUN = ("site", "cards", "rulebook", "diff", "starter", "starter_dice")
-#: the names in ``engine.zip`` of the rules (:func:`harmony.modeljson.dumps`)
+#: the name in Pyodide's file system (in :data:`HOME`) of the rules (:func:`rules_json`)
 MODEL_FILE = "model.json"
 #: the names of the two zips in Pyodide's file system (in :data:`HOME`), in their order on
 #: Python's path
@@ -177,38 +182,44 @@ def _package_files(folder: Path, prefix: str, data: bool = False,
     return out
 
 
-def engine_zip(model: Model, rules: str | os.PathLike, compiled: dict[str, bytes] | None = None) -> bytes:
+def engine_zip(model: Model, compiled: dict[str, bytes] | None = None) -> bytes:
     """The zip the page puts first on Python's path: the ``harmony`` package (its code but
-    :data:`NOT_RUN`, and its schema), the game's quick schema validators compiled ahead
-    (module :data:`harmony.schema.AHEAD`) and the rules as JSON (:data:`MODEL_FILE`,
-    :func:`harmony.modeljson.dumps`); ``compiled``, the byte code of its modules
-    (:mod:`harmony.site.bytecode`), stands in for their sources. Deciding a position needs nothing else: no YAML
-    reader, no jsonschema (``tests/test_explorer_bundle.py`` decides from it alone).
+    :data:`NOT_RUN`, and its schema) and the game's quick schema validators compiled ahead
+    (module :data:`harmony.schema.AHEAD`); ``compiled``, the byte code of its modules
+    (:mod:`harmony.site.bytecode`), stands in for their sources. With the rules
+    (:func:`rules_json`), deciding a position needs nothing else: no YAML reader, no
+    jsonschema (``tests/test_explorer_bundle.py`` decides from them alone). The rules are
+    not in it: the same harmony gives the same zip whatever its rules (and so the same
+    :mod:`.snapshot`).
 
     >>> import zipfile, io
     >>> from harmony.loader import load
     >>> from harmony.usage import default_rules_data
     >>> rules = default_rules_data()
-    >>> data = engine_zip(load(rules)[0], rules)
+    >>> data = engine_zip(load(rules)[0])
     >>> names = zipfile.ZipFile(io.BytesIO(data)).namelist()
     >>> all(n in names for n in ("harmony/game.py", "harmony/games/panzerblitz/engine.py",
-    ...                          "harmony/schema/harmony.schema.json", "harmony_schema_ahead.py",
-    ...                          "model.json"))
+    ...                          "harmony/schema/harmony.schema.json", "harmony_schema_ahead.py"))
     True
-    >>> any(n.startswith(("ruamel/", "harmony/site/")) for n in names), names == sorted(names)
+    >>> any(n.startswith(("ruamel/", "harmony/site/")) or n.endswith(".json") and "/" not in n
+    ...     for n in names), names == sorted(names)
     (False, True)
-    >>> engine_zip(load(rules)[0], rules) == data
+    >>> engine_zip(load(rules)[0]) == data
     True
     """
-    return _zip_bytes(_compiled(engine_sources(model, rules), compiled or {}))
+    return _zip_bytes(_compiled(_engine_code(model), compiled or {}))
 
 
-def engine_sources(model: Model, rules: str | os.PathLike) -> dict[str, bytes]:
-    """The entries of :func:`engine_zip` but their byte code."""
+def rules_json(rules: str | os.PathLike) -> str:
+    """The rules as the page reads them (:func:`harmony.modeljson.dumps`; the worked examples
+    left out: the page plays its own), written by the page as :data:`MODEL_FILE`.
+
+    >>> from harmony.usage import default_rules_data
+    >>> rules_json(default_rules_data()).startswith("{")
+    True
+    """
     from .. import modeljson
-    entries = _engine_code(model)
-    entries[MODEL_FILE] = modeljson.dumps(rules, scenarios=False).encode("utf-8")   # the page plays its own
-    return entries
+    return modeljson.dumps(rules, scenarios=False)
 
 
 def _engine_code(model: Model) -> dict[str, bytes]:
@@ -232,20 +243,45 @@ def _to_compile(model: Model) -> tuple[dict[str, dict[str, bytes]], tuple[str, t
 
 
 def prepare(model: Model, env: Mapping[str, str] | None = None) -> None:
-    """Begin compiling the bundle's Python for Pyodide (:func:`.bytecode.start`), for a build
-    to make its pages meanwhile; :func:`plan` then takes the result. Nothing happens without
-    Pyodide or an explorer."""
+    """Begin compiling the bundle's Python for Pyodide (:mod:`.bytecode`) and then taking
+    the snapshot of Pyodide with the engine imported (:mod:`.snapshot`), in a thread of
+    their own, for a build to make its pages meanwhile; :func:`plan` waits for them and
+    takes the results. Nothing happens without Pyodide or an explorer."""
     try:
         if game.game_for(model).explorer is None:
             return
         pyodide = find_pyodide(env)
         if pyodide is None or any(not (pyodide / n).is_file() for n in NEEDED):
             return
-        from . import bytecode
-        zips, entry = _to_compile(model)
-        bytecode.start(pyodide, zips, HOME, entry)
     except (game.GameError, BundleError, OSError):
         return
+    thread = threading.Thread(target=_python_ahead, args=(pyodide, model), daemon=True,
+                              name="harmony-explorer-ahead")
+    _AHEAD[:] = [thread]
+    thread.start()
+
+
+#: the work :func:`prepare` began, which :func:`bundle_files` waits for
+_AHEAD: list[threading.Thread] = []
+
+
+def _python_ahead(pyodide: Path, model: Model) -> tuple[bytes, bytes | None, list[str]]:
+    """The bundle's engine zip (its modules compiled when they can be), the snapshot of
+    Pyodide with the modules the page imports first imported from it (or None), and why
+    either is missing (one line each)."""
+    from . import bytecode, snapshot
+    why = []
+    zips, entry = _to_compile(model)
+    pyc, not_compiled = bytecode.compiled(pyodide, zips, HOME, entry)
+    if not_compiled:
+        why.append(f"its Python as source: {not_compiled}")
+    engine = engine_zip(model, pyc[ENGINE])
+    memory = None
+    if entry is not None:
+        memory, not_taken = snapshot.made(pyodide, {ENGINE: engine, MORE: more_zip()}, HOME, entry[1])
+        if not_taken:
+            why.append(f"Pyodide starts without a snapshot: {not_taken}")
+    return engine, memory, why
 
 
 @functools.lru_cache(maxsize=1)
@@ -425,20 +461,22 @@ def bundle_files(pyodide: Path, model: Model, rules: str | os.PathLike,
                                 str(cache) if cache is not None else None))
     version = json.loads((pyodide / "package.json").read_text("utf-8")).get("version", "")
     explorer = game.game_for(model).explorer
-    from . import bytecode
-    engine = engine_sources(model, rules)
-    zips, entry = _to_compile(model)
-    pyc, why = bytecode.compiled(pyodide, zips, HOME, entry)
-    if why and notes is not None:
-        notes.append(f"its Python as source: {why}")
+    for thread in _AHEAD:       # what prepare() began: its results are remembered
+        thread.join()
+    engine, memory, why = _python_ahead(pyodide, model)
+    if notes is not None:
+        notes.extend(why)
     return {
         **files,
+        # gzipped already: base64 alone
+        "snapshot.js": _script({"__harmonyPyodideSnapshot": None if memory is None else
+                                base64.b64encode(memory).decode("ascii")}),
         "harmony.js": _script({
             "__harmonyExplorerBundle": {
                 # zips of deflated files: base64 alone (the page decodes them at once, no gunzip)
-                "engine": base64.b64encode(_zip_bytes(_compiled(engine, pyc[ENGINE]))).decode("ascii"),
+                "engine": base64.b64encode(engine).decode("ascii"),
                 "more": base64.b64encode(more_zip()).decode("ascii"),
-                "zips": [ENGINE, MORE],
+                "zips": [ENGINE, MORE], "rules": rules_json(rules),
                 "home": HOME, "model": MODEL_FILE, "module": explorer.module if explorer else "",
                 "catalogue": explorer.catalogue(model) if explorer and explorer.catalogue else {},
                 "links": clause_links(model), "pyodide": version,

@@ -213,8 +213,10 @@
      position may hold, the drawing style, the limits of a link) the page draws the
      position of its address at once and says it is deciding. As soon as runtime.js has
      run, the WebAssembly binary is decoded and compiled while the rest is read; Pyodide
-     then starts, Python's path gets the bundle's two zips as they are (Python imports
-     from a zip: nothing is unpacked) and reads the rules from JSON. */
+     then starts, from the snapshot of its memory that snapshot.js holds when the build
+     could take one (the engine already imported: harmony.site.snapshot), Python's path
+     gets the bundle's two zips as they are (Python imports from a zip: nothing is
+     unpacked) and reads the rules from JSON. */
   var bundle = null;   // window.__harmonyExplorerBundle, once harmony.js has run
   var catalogue = null, links = {};
   var engine = null;   // {check(pos), decide(pos) -> result, yaml(pos, id, title) -> text}
@@ -226,7 +228,7 @@
 
   function requestScripts() {
     var loaded = {};
-    ["harmony.js", "runtime.js", "pyodide-asm.js", "pyodide.js"].forEach(function (name) {
+    ["harmony.js", "runtime.js", "pyodide-asm.js", "pyodide.js", "snapshot.js"].forEach(function (name) {
       var s = document.createElement("script");
       s.src = BUNDLE + name;
       s.async = false;      /* fetched at once, run in this order */
@@ -239,12 +241,17 @@
     return loaded;
   }
 
-  /* the runtime's files decoded, and the binary compiled, as soon as runtime.js has run */
+  /* the runtime's files decoded, and the binary compiled, as soon as runtime.js has run;
+     the snapshot decoded as soon as snapshot.js has (null when there is none) */
   function decodeRuntime(loaded) {
     return loaded["runtime.js"].then(function () {
       var files = window.__harmonyPyodideFiles, out = {};
       Object.keys(files).forEach(function (name) { out[name] = gunzip(base64ToBytes(files[name])); });
       out.module = out["pyodide.asm.wasm"].then(function (bytes) { return WebAssembly.compile(bytes); });
+      out.snapshot = loaded["snapshot.js"].then(function () {
+        var snap = window.__harmonyPyodideSnapshot;
+        return snap ? gunzip(base64ToBytes(snap)) : null;
+      }, function () { return null; });   /* (reported by the script's own error) */
       return out;
     });
   }
@@ -254,6 +261,60 @@
     window.__harmonyPyodideBase = base;
     return Promise.all([loaded["pyodide.js"], runtime]).then(function (got) {
       var files = got[1];
+      return files.snapshot.then(function (snap) {
+        if (!snap) { root.setAttribute("data-snapshot", "none"); return loadPython(base, files, null); }
+        /* a snapshot this Pyodide refuses: an ordinary start, as without one */
+        return loadPython(base, files, snap).then(function (py) {
+          root.setAttribute("data-snapshot", "restored");
+          return py;
+        }, function (e) {
+          if (window.console) { console.warn("Pyodide refused the snapshot, starting without it:", e); }
+          root.setAttribute("data-snapshot", "refused");
+          return loadPython(base, files, null);
+        });
+      });
+    }).then(function (py) {
+      root.setAttribute("data-pyodide-ms", performance.now().toFixed(0));   // Pyodide started
+      var home = bundle.home, zips = bundle.zips.map(function (name) { return home + "/" + name; });
+      var rules = home + "/" + bundle.model;
+      py.FS.mkdirTree(home);
+      py.FS.writeFile(zips[0], base64ToBytes(bundle.engine));
+      py.FS.writeFile(zips[1], base64ToBytes(bundle.more));
+      py.FS.writeFile(rules, bundle.rules);
+      /* the collector waits until the first ruling is shown (then the loaded rules are
+         frozen out of its walks: a full collection during a decision costs more than the
+         decision) */
+      /* the engine's zip first on Python's path; the other last, read only for what neither
+         the engine's zip nor the standard library holds (the YAML writer, jsonschema); from
+         a snapshot, the path is set and the engine imported already, and Python's random
+         numbers, drawn from a fixed sequence when the snapshot was taken, are seeded anew */
+      py.runPython("import gc\ngc.disable()\nimport sys\n" +
+                   "if " + JSON.stringify(zips[0]) + " not in sys.path: sys.path.insert(0, " + JSON.stringify(zips[0]) + ")\n" +
+                   "if " + JSON.stringify(zips[1]) + " not in sys.path: sys.path.append(" + JSON.stringify(zips[1]) + ")\n" +
+                   "if 'random' in sys.modules: sys.modules['random'].seed()\n" +
+                   "from " + bundle.module + " import Explorer\n" +
+                   "with open(" + JSON.stringify(rules) + ", 'rb') as _f: _harmony_explorer = Explorer.from_json(_f.read())\n" +
+                   "del _f\n");
+      root.setAttribute("data-engine-ms", performance.now().toFixed(0));   // the engine and rules read
+      /* whether the modules came as byte code compiled at build time (harmony.site.bytecode) */
+      root.setAttribute("data-bytecode", py.runPython("__import__('harmony').__file__.endswith('.pyc')") ?
+                        "compiled" : "source");
+      var ex = py.globals.get("_harmony_explorer");
+      var decideFn = ex.decide, yamlFn = ex.scenario_yaml, checkFn = ex.check;
+      return {
+        /* the position read as a scenario file is read: {ok} or {error: {message, path}} */
+        check: function (pos) { return JSON.parse(checkFn(canonical(pos))); },
+        /* the rulings alone: the page draws its own board */
+        decide: function (pos) { return JSON.parse(decideFn(canonical(pos), false)); },
+        yaml: function (pos, id, title) { return yamlFn(canonical(pos), id, title); },
+        settle: function () { py.runPython("import gc\ngc.collect()\ngc.freeze()\ngc.enable()"); }
+      };
+    });
+  }
+
+  /* Pyodide started from the bundle's files (from the memory snapshot ``snap``, if given) */
+  function loadPython(base, files, snap) {
+    return Promise.resolve().then(function () {
       var realFetch = window.fetch, realStreaming = WebAssembly.instantiateStreaming;
       /* Pyodide fetches its wasm binary and standard library: answer from the bundle,
          so nothing is fetched from anywhere (file:// forbids fetch anyway) */
@@ -280,40 +341,12 @@
           });
         });
       };
-      return window.loadPyodide({indexURL: base, createPyodideModule: window.__harmonyCreatePyodideModule,
-                                 lockFileContents: window.__harmonyPyodideLock, stdout: function () {},
-                                 stderr: function (line) { if (window.console) { console.warn(line); } }})
+      var options = {indexURL: base, createPyodideModule: window.__harmonyCreatePyodideModule,
+                     lockFileContents: window.__harmonyPyodideLock, stdout: function () {},
+                     stderr: function (line) { if (window.console) { console.warn(line); } }};
+      if (snap) { options._loadSnapshot = snap; }
+      return window.loadPyodide(options)
         .finally(function () { window.fetch = realFetch; WebAssembly.instantiateStreaming = realStreaming; });
-    }).then(function (py) {
-      root.setAttribute("data-pyodide-ms", performance.now().toFixed(0));   // Pyodide started
-      var home = bundle.home, zips = bundle.zips.map(function (name) { return home + "/" + name; });
-      py.FS.mkdirTree(home);
-      py.FS.writeFile(zips[0], base64ToBytes(bundle.engine));
-      py.FS.writeFile(zips[1], base64ToBytes(bundle.more));
-      /* the collector waits until the first ruling is shown (then the loaded rules are
-         frozen out of its walks: a full collection during a decision costs more than the
-         decision) */
-      /* the engine's zip first on Python's path; the other last, read only for what neither
-         the engine's zip nor the standard library holds (the YAML writer, jsonschema) */
-      py.runPython("import gc\ngc.disable()\nimport sys\nsys.path.insert(0, " + JSON.stringify(zips[0]) + ")\n" +
-                   "sys.path.append(" + JSON.stringify(zips[1]) + ")\n" +
-                   "from " + bundle.module + " import Explorer\n" +
-                   "_harmony_explorer = Explorer.from_json(sys.path_importer_cache[" + JSON.stringify(zips[0]) +
-                   "].get_data(" + JSON.stringify(bundle.model) + "))\n");
-      root.setAttribute("data-engine-ms", performance.now().toFixed(0));   // the engine and rules read
-      /* whether the modules came as byte code compiled at build time (harmony.site.bytecode) */
-      root.setAttribute("data-bytecode", py.runPython("__import__('harmony').__file__.endswith('.pyc')") ?
-                        "compiled" : "source");
-      var ex = py.globals.get("_harmony_explorer");
-      var decideFn = ex.decide, yamlFn = ex.scenario_yaml, checkFn = ex.check;
-      return {
-        /* the position read as a scenario file is read: {ok} or {error: {message, path}} */
-        check: function (pos) { return JSON.parse(checkFn(canonical(pos))); },
-        /* the rulings alone: the page draws its own board */
-        decide: function (pos) { return JSON.parse(decideFn(canonical(pos), false)); },
-        yaml: function (pos, id, title) { return yamlFn(canonical(pos), id, title); },
-        settle: function () { py.runPython("import gc\ngc.collect()\ngc.freeze()\ngc.enable()"); }
-      };
     });
   }
 

@@ -1,0 +1,143 @@
+"""Work that Pyodide does under Node.js while harmony builds the explorer: run once, remembered.
+
+Two steps of the explorer's bundle need Pyodide's own Python, which is not the Python
+harmony runs on: :mod:`.bytecode` compiles the explorer's modules for it, and
+:mod:`.snapshot` keeps its memory once the engine is imported. Each runs a script of its
+own in the pyodide npm package under Node.js (:func:`run_node`: the ``node`` on the path,
+as ``npm ci`` needs one). A :class:`Job` remembers what each made: on disk (the shared
+cache of :mod:`harmony.parsecache`, a sub-folder per job, the newest few kept) and in the
+process, under a key the caller derives from everything the result depends on; it can
+begin the work in a thread of its own while the build makes its pages.
+"""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import threading
+from collections.abc import Callable
+from pathlib import Path
+
+#: the longest one run may take (Pyodide's start under Node.js is seconds)
+TIMEOUT = 300
+
+
+class NotMade(Exception):
+    """Why a job made nothing (one line)."""
+
+
+class Job:
+    """One kind of work: its results on disk in the cache's sub-folder ``kind`` (files
+    ``KEY.suffix``, the newest ``keep`` kept) and the last one in the process.
+
+    >>> import os
+    >>> os.environ["HARMONY_CACHE"] = "off"
+    >>> job = Job("demo", "bin", keep=1)
+    >>> job.result("k1", lambda: b"made")
+    b'made'
+    >>> def refuse(): raise NotMade("no way")
+    >>> job.result("k1", refuse), job.result("k2", refuse)
+    (b'made', 'no way')
+    >>> del os.environ["HARMONY_CACHE"]
+    """
+
+    def __init__(self, kind: str, suffix: str, keep: int,
+                 valid: Callable[[bytes], bool] = lambda data: True) -> None:
+        self.kind, self.suffix, self.keep, self.valid = kind, suffix, keep, valid
+        #: the result made last in this process, by its key: the bytes, or why there are none
+        self.memo: dict[str, bytes | str] = {}
+        #: the work begun by :meth:`start`, by key
+        self.running: dict[str, threading.Thread] = {}
+
+    def result(self, key: str, make: Callable[[], bytes]) -> bytes | str:
+        """What ``make()`` gives (or gave before, in this process or on disk) under ``key``,
+        or the one line saying why it gives nothing (it raised :class:`NotMade`). Work that
+        :meth:`start` began under the same key is waited for."""
+        running = self.running.pop(key, None)
+        if running is not None:
+            running.join()
+        if key not in self.memo:
+            self._obtain(key, make)
+        return self.memo[key]
+
+    def start(self, key: str, make: Callable[[], bytes]) -> None:
+        """Begin :meth:`result` in a thread of its own (Node.js runs beside the caller, who
+        builds the site's pages meanwhile)."""
+        if key in self.memo or key in self.running:
+            return
+        thread = threading.Thread(target=self._obtain, args=(key, make), daemon=True,
+                                  name=f"harmony-{self.kind}")
+        self.running[key] = thread
+        thread.start()
+
+    def _obtain(self, key: str, make: Callable[[], bytes]) -> None:
+        try:
+            data = self._recalled(key)
+            if data is None:
+                data = make()
+                self._remember(key, data)
+            result: bytes | str = data
+        except NotMade as e:
+            result = str(e)
+        self.memo.clear()                   # one result kept in the process (harmony serve)
+        self.memo[key] = result
+
+    def _folder(self) -> Path | None:
+        from ..parsecache import folder
+        return folder(self.kind)
+
+    def _recalled(self, key: str) -> bytes | None:
+        store = self._folder()
+        path = None if store is None else store / f"{key}.{self.suffix}"
+        if path is None or not path.is_file():
+            return None
+        try:
+            data = path.read_bytes()
+        except OSError:
+            return None
+        return data if self.valid(data) else None
+
+    def _remember(self, key: str, data: bytes) -> None:
+        """Keep ``data`` on disk (written whole: a temporary file renamed into place), and
+        the newest :attr:`keep` results; a cache that cannot be written is no error."""
+        store = self._folder()
+        if store is None:
+            return
+        tmp = None
+        try:
+            store.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=store)
+            with os.fdopen(fd, "wb") as f:
+                f.write(data)
+            os.replace(tmp, store / f"{key}.{self.suffix}")
+            tmp = None
+            kept = sorted(store.glob(f"*.{self.suffix}"), key=lambda p: p.stat().st_mtime, reverse=True)
+            for old in kept[self.keep:]:
+                old.unlink(missing_ok=True)
+        except OSError:
+            if tmp is not None:
+                Path(tmp).unlink(missing_ok=True)
+
+
+def run_node(runner: str, args: list[str], doing: str, env: dict[str, str] | None = None) -> None:
+    """Run the Node.js script ``runner`` (its text) with ``args``; :class:`NotMade` says
+    why it failed, in one line naming what it was ``doing`` ("compile it for Pyodide")."""
+    node = shutil.which("node")
+    if node is None:
+        raise NotMade(f"no Node.js (`node`) on the path to {doing}")
+    with tempfile.TemporaryDirectory(prefix="harmony-node-") as tmp:
+        script = Path(tmp) / "run.cjs"
+        script.write_text(runner, "utf-8")
+        try:
+            run = subprocess.run([node, str(script), *args], capture_output=True, text=True,
+                                 timeout=TIMEOUT, env=dict(os.environ, **(env or {})))
+        except (OSError, subprocess.TimeoutExpired) as e:
+            raise NotMade(f"Node.js could not {doing} ({type(e).__name__})") from None
+    if run.returncode != 0:
+        # the last line naming an error (Python's own, under Pyodide's PythonError)
+        lines = [x.strip() for x in run.stderr.splitlines() if x.strip() and not x.startswith(" ")]
+        named = [x for x in lines if re.match(r"\w*(Error|Exception)\b", x) and "Traceback" not in x]
+        said = (named or lines or ["no message"])[-1]
+        raise NotMade(f"Node.js could not {doing}: {said[:200]}")

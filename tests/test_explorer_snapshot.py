@@ -1,0 +1,118 @@
+"""Pyodide's memory with the explorer's engine imported, taken at build time (harmony.site.snapshot):
+by Pyodide itself under Node.js, restored with the modules imported, the same zips giving
+the same bytes, remembered on disk; without Node.js, none and a one-line reason; and the
+bundle's engine zip, of which the snapshot is taken, the same whatever the rules."""
+from __future__ import annotations
+
+import gzip
+import json
+import shutil
+import subprocess
+
+import pytest
+
+from harmony.site import explorer as bundle
+from harmony.site import snapshot
+
+#: two zips as the bundle has them: the first imported from, the second put last on the path
+ZIPS = {"engine.zip": bundle._zip_bytes({"tiny/__init__.py": b"", "tiny/calc.py":
+                                         b"from fractions import Fraction\nHALF = Fraction(1, 2)\n"
+                                         b"LOADED = []\nLOADED.append('once')\n"}),
+        "more.zip": bundle._zip_bytes({"later.py": b"WORD = 'later'\n"})}
+
+#: run by Node.js: Pyodide started from the snapshot argv[3], the zips of argv[4] written back
+#: where they were, then what Python says of the modules
+RESTORE = r"""
+const path = require("path"), fs = require("fs"), zlib = require("zlib");
+const [folder, memory, zips] = process.argv.slice(2);
+const { loadPyodide } = require(path.join(folder, "pyodide.js"));
+loadPyodide({indexURL: folder + path.sep, _loadSnapshot: zlib.gunzipSync(fs.readFileSync(memory))}).then((py) => {
+  py.FS.mkdirTree("/harmony");
+  for (const name of ["engine.zip", "more.zip"]) {
+    py.FS.writeFile("/harmony/" + name, new Uint8Array(fs.readFileSync(path.join(zips, name))));
+  }
+  process.stdout.write(py.runPython(`
+import json, sys
+imported = "tiny.calc" in sys.modules
+import tiny.calc, later
+json.dumps({"imported": imported, "half": str(tiny.calc.HALF), "loaded": tiny.calc.LOADED,
+            "later": later.WORD, "path": [p for p in sys.path if p.startswith("/harmony")],
+            "main": sorted(n for n in dir(__import__("__main__")) if n.startswith("_harmony"))})
+`));
+}).catch((e) => { process.stderr.write(String(e && e.stack || e) + "\n"); process.exit(1); });
+"""
+
+
+@pytest.fixture()
+def pyodide(monkeypatch, tmp_path):
+    found = bundle.find_pyodide()
+    assert found is not None, "Pyodide is missing: run `npm ci` at the top of the checkout"
+    assert shutil.which("node"), "Node.js is needed (npm ci needs it too)"
+    monkeypatch.setenv("HARMONY_CACHE", str(tmp_path / "cache"))
+    snapshot._JOB.memo.clear()
+    yield found
+    snapshot._JOB.memo.clear()
+
+
+def restored(pyodide, memory: bytes, tmp_path) -> dict:
+    (tmp_path / "memory.gz").write_bytes(memory)
+    for name, data in ZIPS.items():
+        (tmp_path / name).write_bytes(data)
+    (tmp_path / "restore.cjs").write_text(RESTORE, "utf-8")
+    run = subprocess.run(["node", str(tmp_path / "restore.cjs"), str(pyodide.resolve()),
+                          str(tmp_path / "memory.gz"), str(tmp_path)],
+                         capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr[-2000:]
+    return json.loads(run.stdout)
+
+
+def test_pyodide_restored_from_the_snapshot_has_the_modules_imported_once(pyodide, tmp_path, monkeypatch):
+    memory, why = snapshot.made(pyodide, ZIPS, "/harmony", ("tiny.calc",))
+    assert why == "" and memory is not None
+    assert len(gzip.decompress(memory)) > 1_000_000     # Pyodide's memory, gzipped
+    got = restored(pyodide, memory, tmp_path)
+    # imported before the snapshot (its module code not run again), the path as the page sets
+    # it, the other zip read from its place when first asked, nothing of the step left behind
+    assert got == {"imported": True, "half": "1/2", "loaded": ["once"], "later": "later",
+                   "path": ["/harmony/engine.zip", "/harmony/more.zip"], "main": []}
+    # a new process takes none again: the disk remembers (and nothing runs Node.js)
+    snapshot._JOB.memo.clear()
+
+    def no_node(*_args, **_kwargs):
+        raise AssertionError("taken again though remembered")
+    with monkeypatch.context() as m:
+        m.setattr(snapshot, "_run_node", no_node)
+        assert snapshot.made(pyodide, ZIPS, "/harmony", ("tiny.calc",)) == (memory, "")
+    # taken afresh, the same bytes: nothing of the moment is in the memory
+    monkeypatch.setenv("HARMONY_CACHE", "off")
+    snapshot._JOB.memo.clear()
+    assert snapshot.made(pyodide, ZIPS, "/harmony", ("tiny.calc",)) == (memory, "")
+    # other zips, another snapshot
+    snapshot._JOB.memo.clear()
+    other = {**ZIPS, "engine.zip": bundle._zip_bytes({"tiny/__init__.py": b"", "tiny/calc.py": b"HALF = 2\n"})}
+    assert snapshot.made(pyodide, other, "/harmony", ("tiny.calc",))[0] != memory
+
+
+def test_without_node_there_is_no_snapshot_and_the_build_says_why(pyodide, monkeypatch):
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    assert snapshot.made(pyodide, ZIPS, "/harmony", ("tiny.calc",)) == \
+        (None, "no Node.js (`node`) on the path to take a snapshot of Pyodide")
+
+
+def test_a_module_that_fails_to_import_gives_no_snapshot_and_a_one_line_reason(pyodide):
+    broken = {**ZIPS, "engine.zip": bundle._zip_bytes({"bad.py": b"raise ValueError('not today')\n"})}
+    memory, why = snapshot.made(pyodide, broken, "/harmony", ("bad",))
+    assert memory is None
+    assert why.startswith("Node.js could not take a snapshot of Pyodide: ") and "\n" not in why
+    assert "ValueError: not today" in why
+
+
+def test_the_engine_zip_and_so_the_snapshot_do_not_change_with_the_rules(shipped_model, tmp_path):
+    from harmony.loader import load
+    rules = tmp_path / "rules"
+    shutil.copytree(bundle.resources.checkout_root() / "rules_data", rules)
+    edited = next(p for p in sorted(rules.rglob("*.yaml")) if "text:" in p.read_text("utf-8"))
+    edited.write_text(edited.read_text("utf-8").replace("text:", "text: Edited.", 1), "utf-8")
+    model = load(rules)[0]
+    assert bundle.rules_json(rules) != bundle.rules_json(bundle.resources.checkout_root() / "rules_data")
+    assert bundle.engine_zip(model) == bundle.engine_zip(shipped_model)
