@@ -619,6 +619,7 @@ def test_pyodide_files_are_remembered_on_disk_between_processes(tmp_path, monkey
     bundle._pyodide_files.cache_clear()
     changed = bundle.bundle_files(pyodide, shipped_model, rules, cache)
     assert changed["runtime.js"] != fresh["runtime.js"]
-    assert changed == bundle._make_pyodide_files(pyodide) | {"harmony.js": changed["harmony.js"]}
+    assert changed == bundle._make_pyodide_files(pyodide) | {"harmony.js": changed["harmony.js"],
+                                                             "snapshot.js": changed["snapshot.js"]}
     assert len(list((cache / "pyodide").iterdir())) == 1
     bundle._pyodide_files.cache_clear()
