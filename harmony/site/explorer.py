@@ -452,7 +452,8 @@ def bundle_files(pyodide: Path, model: Model, rules: str | os.PathLike,
                  cache: str | os.PathLike | None = None, notes: list[str] | None = None) -> dict[str, bytes]:
     """Every file of the bundle: name inside ``_explorer/`` -> bytes (the ones made from
     Pyodide's files remembered in ``cache``, if given); ``notes`` gets why the Python is
-    bundled as source, when it is (:mod:`.bytecode`)."""
+    bundled as source, when it is (:mod:`.bytecode`), and why Pyodide starts without a
+    snapshot, when it does (:mod:`.snapshot`)."""
     missing = [n for n in NEEDED if not (pyodide / n).is_file()]
     if missing:
         raise BundleError(f"{pyodide} lacks {', '.join(missing)}: not an unpacked pyodide npm package")
