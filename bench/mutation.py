@@ -101,6 +101,12 @@ SUITES = {
     # data,_hex_geometry (the modules are large; the rest of them is other suites' and tests')
     "preview": (("generate", "build", "sphinxapp", "svg"),
                 ("tests/test_generate_data.py", "tests/test_preview_showing.py")),
+    # session 13: the explorer's Pyodide started from a snapshot taken under Node.js (each
+    # mutant's run takes several Node.js runs: sample it); with --within for explorer.py:
+    # engine_zip,rules_json,prepare,_python_ahead,bundle_files
+    "snapshot": (("snapshot", "pyodidejob", "bytecode", "explorer"),
+                 ("tests/test_explorer_snapshot.py", "tests/test_explorer_bytecode.py",
+                  "tests/test_explorer.py", "tests/test_explorer_bundle.py")),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -272,7 +278,9 @@ WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/
          "htmlcache": "htmlcache.py", "tablecheck": "tablecheck.py", "printcache": "printcache.py",
          "searchlater": "site/searchlater.py", "epub": "rulebook/epub.py",
          "navigation": "site/navigation.py", "generate": "site/generate.py", "build": "site/build.py",
-         "sphinxapp": "site/sphinxapp.py", "svg": "games/panzerblitz/svg.py"}
+         "sphinxapp": "site/sphinxapp.py", "svg": "games/panzerblitz/svg.py",
+         "snapshot": "site/snapshot.py", "pyodidejob": "site/pyodidejob.py", "bytecode": "site/bytecode.py",
+         "explorer": "site/explorer.py"}
 
 
 def rel_of(module: str) -> str:

@@ -102,16 +102,9 @@ def compiled(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
     (``PATH.pyc`` -> bytes) compiled by the Pyodide of ``pyodide`` as the files
     ``home/ZIP/PATH.py``, and with ``entry`` (a zip's name, modules in it) the byte code
     of the standard library's modules that importing them brings in; and '' or the one
-    line saying why there is none. What :func:`start` began is waited for."""
+    line saying why there is none."""
     got = _JOB.result(_key(pyodide, zips, home, entry), lambda: _run_node(pyodide, zips, home, entry))
     return (_split(got, list(zips)), "") if isinstance(got, bytes) else ({z: {} for z in zips}, got)
-
-
-def start(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
-          entry: tuple[str, tuple[str, ...]] | None = None) -> None:
-    """Begin :func:`compiled` in a thread of its own (Node.js runs beside the caller, who
-    builds the site's pages meanwhile); :func:`compiled` of the same sources waits for it."""
-    _JOB.start(_key(pyodide, zips, home, entry), lambda: _run_node(pyodide, zips, home, entry))
 
 
 def _whole(data: bytes) -> bool:

@@ -6,8 +6,7 @@ harmony runs on: :mod:`.bytecode` compiles the explorer's modules for it, and
 own in the pyodide npm package under Node.js (:func:`run_node`: the ``node`` on the path,
 as ``npm ci`` needs one). A :class:`Job` remembers what each made: on disk (the shared
 cache of :mod:`harmony.parsecache`, a sub-folder per job, the newest few kept) and in the
-process, under a key the caller derives from everything the result depends on; it can
-begin the work in a thread of its own while the build makes its pages.
+process, under a key the caller derives from everything the result depends on.
 """
 from __future__ import annotations
 
@@ -16,7 +15,6 @@ import re
 import shutil
 import subprocess
 import tempfile
-import threading
 from collections.abc import Callable
 from pathlib import Path
 
@@ -48,29 +46,13 @@ class Job:
         self.kind, self.suffix, self.keep, self.valid = kind, suffix, keep, valid
         #: the result made last in this process, by its key: the bytes, or why there are none
         self.memo: dict[str, bytes | str] = {}
-        #: the work begun by :meth:`start`, by key
-        self.running: dict[str, threading.Thread] = {}
 
     def result(self, key: str, make: Callable[[], bytes]) -> bytes | str:
         """What ``make()`` gives (or gave before, in this process or on disk) under ``key``,
-        or the one line saying why it gives nothing (it raised :class:`NotMade`). Work that
-        :meth:`start` began under the same key is waited for."""
-        running = self.running.pop(key, None)
-        if running is not None:
-            running.join()
+        or the one line saying why it gives nothing (it raised :class:`NotMade`)."""
         if key not in self.memo:
             self._obtain(key, make)
         return self.memo[key]
-
-    def start(self, key: str, make: Callable[[], bytes]) -> None:
-        """Begin :meth:`result` in a thread of its own (Node.js runs beside the caller, who
-        builds the site's pages meanwhile)."""
-        if key in self.memo or key in self.running:
-            return
-        thread = threading.Thread(target=self._obtain, args=(key, make), daemon=True,
-                                  name=f"harmony-{self.kind}")
-        self.running[key] = thread
-        thread.start()
 
     def _obtain(self, key: str, make: Callable[[], bytes]) -> None:
         try:

@@ -103,14 +103,9 @@ def made(pyodide: Path, zips: dict[str, bytes], home: str, modules: tuple[str, .
     """The gzipped memory snapshot of the Pyodide of ``pyodide`` with ``zips`` (name ->
     bytes, in their order on Python's path) written into the folder ``home`` and
     ``modules`` imported from them, and ''; or None and the one line saying why there
-    is none. What :func:`start` began is waited for."""
+    is none."""
     got = _JOB.result(_key(pyodide, zips, home, modules), lambda: _run_node(pyodide, zips, home, modules))
     return (got, "") if isinstance(got, bytes) else (None, got)
-
-
-def start(pyodide: Path, zips: dict[str, bytes], home: str, modules: tuple[str, ...]) -> None:
-    """Begin :func:`made` in a thread of its own; :func:`made` of the same zips waits for it."""
-    _JOB.start(_key(pyodide, zips, home, modules), lambda: _run_node(pyodide, zips, home, modules))
 
 
 def _gzipped(data: bytes) -> bool:

@@ -246,10 +246,12 @@
   function decodeRuntime(loaded) {
     return loaded["runtime.js"].then(function () {
       var files = window.__harmonyPyodideFiles, out = {};
+      window.__harmonyPyodideFiles = null;   /* megabytes of text, decoded once */
       Object.keys(files).forEach(function (name) { out[name] = gunzip(base64ToBytes(files[name])); });
       out.module = out["pyodide.asm.wasm"].then(function (bytes) { return WebAssembly.compile(bytes); });
       out.snapshot = loaded["snapshot.js"].then(function () {
         var snap = window.__harmonyPyodideSnapshot;
+        window.__harmonyPyodideSnapshot = null;
         return snap ? gunzip(base64ToBytes(snap)) : null;
       }, function () { return null; });   /* (reported by the script's own error) */
       return out;
@@ -1337,6 +1339,7 @@
     return startPython(loaded, runtime);
   }, function () { throw new Error("unbundled"); }).then(function (e) {
     engine = e;
+    runtime = null;      /* Pyodide holds what it needs: the decoded files may go */
     root.setAttribute("data-boot-ms", performance.now().toFixed(0));
     if (linkFound || hashPending) {
       var found = hashPending ? checkLink(readLink()) : checkLink(linkFound);
