@@ -27,7 +27,8 @@ def pyodide(monkeypatch, tmp_path):
     bytecode._MEMO.clear()
 
 
-def test_pyodide_compiles_each_module_and_the_standard_librarys_it_imports(pyodide, monkeypatch):
+def test_pyodide_compiles_each_module_and_the_standard_librarys_it_imports(pyodide, monkeypatch, tmp_path):
+    cache = tmp_path / "cache"
     got, why = bytecode.compiled(pyodide, SOURCES, "/harmony", ENTRY)
     assert why == ""
     # the modules of the zip, and the standard library's plain modules tiny.calc brings in
@@ -48,8 +49,9 @@ def test_pyodide_compiles_each_module_and_the_standard_librarys_it_imports(pyodi
     monkeypatch.setenv("HARMONY_CACHE", "off")
     bytecode._MEMO.clear()
     assert bytecode.compiled(pyodide, SOURCES, "/harmony", ENTRY) == (got, "")
-    # another source, other byte code
+    # another source, other byte code, though the disk remembers the first
     changed = {**SOURCES, "more.zip": {"other.py": b"X = 2\n"}}
+    monkeypatch.setenv("HARMONY_CACHE", str(cache))
     bytecode._MEMO.clear()
     assert bytecode.compiled(pyodide, changed, "/harmony", ENTRY)[0]["more.zip"]["other.pyc"] != \
         got["more.zip"]["other.pyc"]

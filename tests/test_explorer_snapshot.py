@@ -87,7 +87,8 @@ def test_pyodide_restored_from_the_snapshot_has_the_modules_imported_once(pyodid
     monkeypatch.setenv("HARMONY_CACHE", "off")
     snapshot._JOB.memo.clear()
     assert snapshot.made(pyodide, ZIPS, "/harmony", ("tiny.calc",)) == (memory, "")
-    # other zips, another snapshot
+    # other zips, another snapshot, though the disk remembers the first
+    monkeypatch.setenv("HARMONY_CACHE", str(tmp_path / "cache"))
     snapshot._JOB.memo.clear()
     other = {**ZIPS, "engine.zip": bundle._zip_bytes({"tiny/__init__.py": b"", "tiny/calc.py": b"HALF = 2\n"})}
     assert snapshot.made(pyodide, other, "/harmony", ("tiny.calc",))[0] != memory
