@@ -437,6 +437,34 @@ def test_without_a_snapshot_pyodide_starts_as_it_would_and_rules_alike(browser, 
         session.context.close()
 
 
+def test_from_another_host_the_page_does_not_fetch_the_snapshot_and_rules_alike(browser, site, explorer):
+    """Issue 30: the snapshot is 8.5 MB more to fetch, which over most networks costs more
+    than it saves: a page served from another host (here the built site answered as
+    https://harmony.example/) never asks for it, and Pyodide starts as without one."""
+    asked: list[str] = []
+
+    def from_site(route):
+        name = route.request.url.removeprefix("https://harmony.example/").split("?")[0].split("#")[0]
+        asked.append(name)
+        path = site / (name or "index.html")
+        if path.is_file():
+            route.fulfill(path=str(path))
+        else:
+            route.fulfill(status=404, body="")
+    session = Offline(browser, "https://harmony.example/", viewport={"width": 1024, "height": 900})
+    session.context.route("https://harmony.example/**", from_site)
+    try:
+        page = session.page
+        page.goto("https://harmony.example/explorer.html")
+        ready(page)
+        assert page.get_attribute("#hm-explorer", "data-snapshot") == "not-local"
+        assert f"{bundle.FOLDER}/runtime.js" in asked and f"{bundle.FOLDER}/snapshot.js" not in asked
+        assert shown(page) == computed(explorer, position(page))
+        assert session.attempted == [] and session.errors == []
+    finally:
+        session.context.close()
+
+
 def test_an_example_opens_in_the_explorer_from_harmony_serve(browser, served, explorer, shots):
     url, site = served
     sid = "rev-figure-1"
@@ -448,6 +476,8 @@ def test_an_example_opens_in_the_explorer_from_harmony_serve(browser, served, ex
         ready(page)
         assert position(page) == api.position_of(explorer.model, sid)   # restored exactly
         assert shown(page) == computed(explorer, position(page))
+        # served from this machine (a loopback address): Pyodide starts from the snapshot
+        assert page.get_attribute("#hm-explorer", "data-snapshot") == "restored"
         page.screenshot(path=str(shots / "explorer-example.png"), full_page=True)
         assert session.attempted == [] and session.errors == []
     finally:

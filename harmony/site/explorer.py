@@ -23,8 +23,10 @@ and from ``file://``. Chromium refuses ``fetch()`` and ES-module imports from
   JSON (:func:`rules_json`, read without YAML by :mod:`harmony.modeljson`);
 * ``snapshot.js``: Pyodide's memory with the engine imported from those zips, gzipped
   and in base64 (:mod:`.snapshot`, made under Node.js when Node.js is there; else
-  ``null``): the page starts Pyodide from it, skipping Python's own start and the
-  engine's imports. The rules are not in it, so an edit of the rules leaves it as it is.
+  ``null``): a page whose files are on the reader's machine (``file://``, a loopback
+  address) starts Pyodide from it, skipping Python's own start and the engine's imports;
+  from another host the page does not fetch it. The rules are not in it, so an edit of
+  the rules leaves it as it is.
 
 Only the explorer page loads them; every other page stays as light as before.
 Pyodide comes from the npm registry (``package.json`` pins it, ``npm ci``

@@ -228,7 +228,9 @@
 
   function requestScripts() {
     var loaded = {};
-    ["harmony.js", "runtime.js", "pyodide-asm.js", "pyodide.js", "snapshot.js"].forEach(function (name) {
+    var names = ["harmony.js", "runtime.js", "pyodide-asm.js", "pyodide.js"];
+    if (localFiles()) { names.push("snapshot.js"); }
+    names.forEach(function (name) {
       var s = document.createElement("script");
       s.src = BUNDLE + name;
       s.async = false;      /* fetched at once, run in this order */
@@ -241,15 +243,25 @@
     return loaded;
   }
 
+  /* Whether the page's files are on this machine (file://, or harmony serve on a loopback
+     address): only then is the snapshot of Pyodide's memory read. It saves Pyodide about
+     half its start, but it is 8.5 MB more to fetch, which over most networks takes longer
+     than it saves; from another host, Pyodide starts as it would without one. */
+  function localFiles() {
+    return window.location.protocol === "file:" ||
+      /^(localhost|127(\.\d{1,3}){3}|\[::1\])$/.test(window.location.hostname);
+  }
+
   /* the runtime's files decoded, and the binary compiled, as soon as runtime.js has run;
-     the snapshot decoded as soon as snapshot.js has (null when there is none) */
+     the snapshot decoded as soon as snapshot.js has (null when there is none, or when the
+     page does not read it) */
   function decodeRuntime(loaded) {
     return loaded["runtime.js"].then(function () {
       var files = window.__harmonyPyodideFiles, out = {};
       window.__harmonyPyodideFiles = null;   /* megabytes of text, decoded once */
       Object.keys(files).forEach(function (name) { out[name] = gunzip(base64ToBytes(files[name])); });
       out.module = out["pyodide.asm.wasm"].then(function (bytes) { return WebAssembly.compile(bytes); });
-      out.snapshot = loaded["snapshot.js"].then(function () {
+      out.snapshot = !loaded["snapshot.js"] ? Promise.resolve(null) : loaded["snapshot.js"].then(function () {
         var snap = window.__harmonyPyodideSnapshot;
         window.__harmonyPyodideSnapshot = null;
         return snap ? gunzip(base64ToBytes(snap)) : null;
@@ -264,7 +276,10 @@
     return Promise.all([loaded["pyodide.js"], runtime]).then(function (got) {
       var files = got[1];
       return files.snapshot.then(function (snap) {
-        if (!snap) { root.setAttribute("data-snapshot", "none"); return loadPython(base, files, null); }
+        if (!snap) {
+          root.setAttribute("data-snapshot", loaded["snapshot.js"] ? "none" : "not-local");
+          return loadPython(base, files, null);
+        }
         /* a snapshot this Pyodide refuses: an ordinary start, as without one */
         return loadPython(base, files, snap).then(function (py) {
           root.setAttribute("data-snapshot", "restored");
