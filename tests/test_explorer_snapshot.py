@@ -117,3 +117,23 @@ def test_the_engine_zip_and_so_the_snapshot_do_not_change_with_the_rules(shipped
     model = load(rules)[0]
     assert bundle.rules_json(rules) != bundle.rules_json(bundle.resources.checkout_root() / "rules_data")
     assert bundle.engine_zip(model) == bundle.engine_zip(shipped_model)
+
+
+def test_a_build_begins_the_bundles_python_ahead_and_takes_what_it_made(shipped_model, monkeypatch):
+    """harmony build calls prepare() before Sphinx runs: the byte code and the snapshot are
+    made in a thread of their own meanwhile, and the bundle waits for that thread; nothing
+    is begun without Pyodide (or without an explorer)."""
+    import threading
+    ran: list[str] = []
+
+    def ahead(pyodide, model):
+        ran.append(threading.current_thread().name)
+        return b"", None, []
+    monkeypatch.setattr(bundle, "_python_ahead", ahead)
+    monkeypatch.setattr(bundle, "_AHEAD", [])
+    bundle.prepare(shipped_model, {"HARMONY_PYODIDE": ""})
+    assert bundle._AHEAD == [] and ran == []
+    bundle.prepare(shipped_model)
+    assert [t.name for t in bundle._AHEAD] == ["harmony-explorer-ahead"]
+    bundle._AHEAD[0].join()
+    assert ran == ["harmony-explorer-ahead"]
