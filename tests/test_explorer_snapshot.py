@@ -137,3 +137,19 @@ def test_a_build_begins_the_bundles_python_ahead_and_takes_what_it_made(shipped_
     assert [t.name for t in bundle._AHEAD] == ["harmony-explorer-ahead"]
     bundle._AHEAD[0].join()
     assert ran == ["harmony-explorer-ahead"]
+
+
+def test_the_build_says_why_the_bundle_lacks_byte_code_or_a_snapshot_and_no_more_when_it_has_both(
+        shipped_model, monkeypatch):
+    from harmony.site import bytecode
+    rules = bundle.resources.checkout_root() / "rules_data"
+    note = bundle.plan(shipped_model, rules).note
+    assert note.startswith("the explorer bundles Pyodide from ") and ";" not in note, note
+    monkeypatch.setattr(shutil, "which", lambda name: None)
+    monkeypatch.setenv("HARMONY_CACHE", "off")
+    monkeypatch.setattr(bytecode._JOB, "memo", {})
+    monkeypatch.setattr(snapshot._JOB, "memo", {})
+    note = bundle.plan(shipped_model, rules).note
+    assert note.split("; ")[1:] == [
+        "its Python as source: no Node.js (`node`) on the path to compile it for Pyodide",
+        "Pyodide starts without a snapshot: no Node.js (`node`) on the path to take a snapshot of Pyodide"]
