@@ -137,6 +137,16 @@ def test_a_build_begins_the_bundles_python_ahead_and_takes_what_it_made(shipped_
     assert [t.name for t in bundle._AHEAD] == ["harmony-explorer-ahead"]
     bundle._AHEAD[0].join()
     assert ran == ["harmony-explorer-ahead"]
+    # what fails in the thread is met again, and said, by the bundle: no thread's traceback
+    failures: list = []
+    monkeypatch.setattr(threading, "excepthook", failures.append)
+
+    def failing(pyodide, model):
+        raise OSError("disk full")
+    monkeypatch.setattr(bundle, "_python_ahead", failing)
+    bundle.prepare(shipped_model)
+    bundle._AHEAD[0].join()
+    assert failures == []
 
 
 def test_the_build_says_why_the_bundle_lacks_byte_code_or_a_snapshot_and_no_more_when_it_has_both(

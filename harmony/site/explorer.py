@@ -257,7 +257,7 @@ def prepare(model: Model, env: Mapping[str, str] | None = None) -> None:
             return
     except (game.GameError, BundleError, OSError):
         return
-    thread = threading.Thread(target=_python_ahead, args=(pyodide, model), daemon=True,
+    thread = threading.Thread(target=_quietly_ahead, args=(pyodide, model), daemon=True,
                               name="harmony-explorer-ahead")
     _AHEAD[:] = [thread]
     thread.start()
@@ -265,6 +265,15 @@ def prepare(model: Model, env: Mapping[str, str] | None = None) -> None:
 
 #: the work :func:`prepare` began, which :func:`bundle_files` waits for
 _AHEAD: list[threading.Thread] = []
+
+
+def _quietly_ahead(pyodide: Path, model: Model) -> None:
+    """:func:`_python_ahead` for :func:`prepare`'s thread: what it made is remembered
+    (:mod:`.pyodidejob`); what failed, :func:`bundle_files` meets again and reports."""
+    try:
+        _python_ahead(pyodide, model)
+    except Exception:  # noqa: BLE001  (said once, by the bundle, not as a thread's traceback)
+        pass
 
 
 def _python_ahead(pyodide: Path, model: Model) -> tuple[bytes, bytes | None, list[str]]:
