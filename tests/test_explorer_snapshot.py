@@ -153,8 +153,16 @@ def test_the_build_says_why_the_bundle_lacks_byte_code_or_a_snapshot_and_no_more
         shipped_model, monkeypatch):
     from harmony.site import bytecode
     rules = bundle.resources.checkout_root() / "rules_data"
-    note = bundle.plan(shipped_model, rules).note
-    assert note.startswith("the explorer bundles Pyodide from ") and ";" not in note, note
+    made = bundle.plan(shipped_model, rules)
+    assert made.note.startswith("the explorer bundles Pyodide from ") and ";" not in made.note, made.note
+    # what the page is told: the module to import, what a position may hold, the rules
+    script = made.files["harmony.js"].decode("utf-8")
+    told = json.loads(script.split("globalThis.__harmonyExplorerBundle=", 1)[1].split(";\n", 1)[0])
+    assert told["module"] == "harmony.games.panzerblitz.explorer"
+    assert {"kinds", "rulesets", "phases"} <= set(told["catalogue"]) and told["catalogue"]["rulesets"]
+    assert told["rules"] == bundle.rules_json(rules) and told["model"] == bundle.MODEL_FILE
+    assert made.files["snapshot.js"].startswith(b"/* written by harmony build") and \
+        b'__harmonyPyodideSnapshot="H4sI' in made.files["snapshot.js"]      # gzip, in base64
     monkeypatch.setattr(shutil, "which", lambda name: None)
     monkeypatch.setenv("HARMONY_CACHE", "off")
     monkeypatch.setattr(bytecode._JOB, "memo", {})
