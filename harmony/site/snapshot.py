@@ -51,8 +51,8 @@ function fill(view) {
   }
   return view;
 }
-nodeCrypto.randomFillSync = fill;
-globalThis.crypto.getRandomValues = fill;
+nodeCrypto.randomFillSync = fill;                 // what Emscripten draws from under Node.js
+if (globalThis.crypto) { globalThis.crypto.getRandomValues = fill; }   // (Node.js 18 has none)
 let ticks = 0;
 performance.now = () => (ticks += 0.001);
 Date.now = () => 946684800000;
