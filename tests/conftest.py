@@ -97,6 +97,18 @@ def harmony_cache(tmp_path: Path, monkeypatch, new_process) -> Path:
     return folder
 
 
+@pytest.fixture
+def node_pyodide(monkeypatch, tmp_path: Path) -> Path:
+    """The pyodide npm package, for a test that runs it under Node.js (harmony.site.bytecode,
+    harmony.site.snapshot), with an empty on-disk cache of its own."""
+    from harmony.site.explorer import find_pyodide
+    found = find_pyodide()
+    assert found is not None, "Pyodide is missing: run `npm ci` at the top of the checkout"
+    assert shutil.which("node"), "Node.js is needed (npm ci needs it too)"
+    monkeypatch.setenv("HARMONY_CACHE", str(tmp_path / "cache"))
+    return found
+
+
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]

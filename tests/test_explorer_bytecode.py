@@ -8,7 +8,6 @@ import shutil
 import pytest
 
 from harmony.site import bytecode
-from harmony.site import explorer as bundle
 
 SOURCES = {"engine.zip": {"tiny/__init__.py": b"", "tiny/calc.py": b"from fractions import Fraction\n"
                           b"HALF = Fraction(1, 2)\nNAMES = {'a', 'b', 'c'}\n"},
@@ -17,13 +16,9 @@ ENTRY = ("engine.zip", ("tiny.calc",))
 
 
 @pytest.fixture()
-def pyodide(monkeypatch, tmp_path):
-    found = bundle.find_pyodide()
-    assert found is not None, "Pyodide is missing: run `npm ci` at the top of the checkout"
-    assert shutil.which("node"), "Node.js is needed (npm ci needs it too)"
-    monkeypatch.setenv("HARMONY_CACHE", str(tmp_path / "cache"))
+def pyodide(node_pyodide):
     bytecode._MEMO.clear()
-    yield found
+    yield node_pyodide
     bytecode._MEMO.clear()
 
 

@@ -44,13 +44,9 @@ json.dumps({"imported": imported, "half": str(tiny.calc.HALF), "loaded": tiny.ca
 
 
 @pytest.fixture()
-def pyodide(monkeypatch, tmp_path):
-    found = bundle.find_pyodide()
-    assert found is not None, "Pyodide is missing: run `npm ci` at the top of the checkout"
-    assert shutil.which("node"), "Node.js is needed (npm ci needs it too)"
-    monkeypatch.setenv("HARMONY_CACHE", str(tmp_path / "cache"))
+def pyodide(node_pyodide):
     snapshot._JOB.memo.clear()
-    yield found
+    yield node_pyodide
     snapshot._JOB.memo.clear()
 
 
