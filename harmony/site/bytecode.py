@@ -12,9 +12,9 @@ sources give the same bytes, the hash seed fixed) that Python's zip importer
 prefers to the source beside it.
 
 The result is remembered on disk (the shared cache of :mod:`harmony.parsecache`,
-sub-folder ``pyc``: a :class:`.pyodidejob.Job`) and in the process, under the sources, Pyodide's version and
-this module's code; without Node.js (or when it fails) the bundle keeps its
-sources alone and the build says why.
+sub-folder ``pyc``: a :class:`.pyodidejob.Job`) and in the process, under the
+sources, Pyodide's version and this module's code; without Node.js (or when it
+fails) the bundle keeps its sources alone and the build says why.
 """
 from __future__ import annotations
 

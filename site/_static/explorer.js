@@ -337,7 +337,7 @@
          so nothing is fetched from anywhere (file:// forbids fetch anyway) */
       window.fetch = function (url, options) {
         var name = String(url && url.url ? url.url : url).split(/[?#]/)[0].split("/").pop();
-        if (Object.prototype.hasOwnProperty.call(files, name) && name !== "module") {
+        if (Object.prototype.hasOwnProperty.call(files, name) && name !== "module" && name !== "snapshot") {
           return files[name].then(function (bytes) {
             var wasm = /\.wasm$/.test(name);
             var response = new Response(bytes, {headers: {"Content-Type": wasm ? "application/wasm" : "application/zip"}});
