@@ -11,6 +11,8 @@ Screenshots go to ``$HARMONY_SCREENSHOTS`` or to ``_screenshots/`` in the built 
 """
 from __future__ import annotations
 
+import base64
+import gzip
 import json
 import os
 import shutil
@@ -407,8 +409,8 @@ def test_the_position_is_shown_at_once_and_said_to_be_deciding(browser, site, ex
 
 @pytest.mark.parametrize("snapshot", ["refused", "none"])
 def test_without_a_snapshot_pyodide_starts_as_it_would_and_rules_alike(browser, site, explorer, snapshot):
-    """Issue 30: a snapshot Pyodide refuses (here: memory of another program) gives way to an
-    ordinary start, as a site whose build took none (``snapshot.js`` says null) has; either
+    """Issue 30: a snapshot Pyodide refuses (here: a megabyte that is no snapshot at all) gives
+    way to an ordinary start, as a site whose build took none (``snapshot.js`` says null) has; either
     way the page rules as the engine does, with no error."""
     own = {"map": {"columns": 6, "rows": 5, "hexes": {"C3": "woods"}},
            "units": [{"id": "tank", "side": "German", "kind": "armoured", "class": "A", "attack": 12, "range": 8,
@@ -417,8 +419,6 @@ def test_without_a_snapshot_pyodide_starts_as_it_would_and_rules_alike(browser, 
                       "defence": 3, "movement": 1, "at": "E4", "opportunity-fire": True}],
            "start": {"side": "German", "phase": "movement"}, "rulesets": ["PB", "PL", "REV"],
            "steps": [{"move": {"unit": "tank", "path": ["C2", "C3", "D3"]}}]}
-    import base64
-    import gzip
     memory = "null" if snapshot == "none" else \
         json.dumps(base64.b64encode(gzip.compress(bytes(range(256)) * 4096)).decode("ascii"))
     session = Offline(browser, "file://", viewport={"width": 1024, "height": 900})
