@@ -117,9 +117,12 @@ def test_the_engine_zip_and_so_the_snapshot_do_not_change_with_the_rules(shipped
 
 def test_a_build_begins_the_bundles_python_ahead_and_takes_what_it_made(shipped_model, monkeypatch):
     """harmony build calls prepare() before Sphinx runs: the byte code and the snapshot are
-    made in a thread of their own meanwhile, and the bundle waits for that thread; nothing
-    is begun without Pyodide (or without an explorer)."""
+    made in a thread of their own meanwhile, and the bundle waits for that thread and takes
+    what it made (for the same Pyodide and model: nothing is made twice); nothing is begun
+    without Pyodide (or without an explorer)."""
     import threading
+
+    from harmony.loader import load
     ran: list[str] = []
 
     def ahead(pyodide, model):
@@ -130,9 +133,11 @@ def test_a_build_begins_the_bundles_python_ahead_and_takes_what_it_made(shipped_
     bundle.prepare(shipped_model, {"HARMONY_PYODIDE": ""})
     assert bundle._AHEAD == [] and ran == []
     bundle.prepare(shipped_model)
-    assert [t.name for t in bundle._AHEAD] == ["harmony-explorer-ahead"]
-    bundle._AHEAD[0].join()
+    assert [a.thread.name for a in bundle._AHEAD] == ["harmony-explorer-ahead"]
+    pyodide = bundle.find_pyodide()
+    assert bundle._AHEAD[0].taken(pyodide, shipped_model) == (b"", None, [])
     assert ran == ["harmony-explorer-ahead"]
+    assert bundle._AHEAD[0].taken(pyodide, load(bundle.resources.checkout_root() / "rules_data")[0]) is None
     # what fails in the thread is met again, and said, by the bundle: no thread's traceback
     failures: list = []
     monkeypatch.setattr(threading, "excepthook", failures.append)
@@ -141,7 +146,7 @@ def test_a_build_begins_the_bundles_python_ahead_and_takes_what_it_made(shipped_
         raise OSError("disk full")
     monkeypatch.setattr(bundle, "_python_ahead", failing)
     bundle.prepare(shipped_model)
-    bundle._AHEAD[0].join()
+    assert bundle._AHEAD[0].taken(pyodide, shipped_model) is None     # the bundle makes it again
     assert failures == []
 
 

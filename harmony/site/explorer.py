@@ -257,23 +257,35 @@ def prepare(model: Model, env: Mapping[str, str] | None = None) -> None:
             return
     except (game.GameError, BundleError, OSError):
         return
-    thread = threading.Thread(target=_quietly_ahead, args=(pyodide, model), daemon=True,
-                              name="harmony-explorer-ahead")
-    _AHEAD[:] = [thread]
-    thread.start()
+    ahead = _Ahead(pyodide, model)
+    _AHEAD[:] = [ahead]
+    ahead.thread.start()
+
+
+class _Ahead:
+    """:func:`_python_ahead` of one Pyodide and model, run in a thread of its own by
+    :func:`prepare`; :func:`bundle_files` waits for it and takes what it made."""
+
+    def __init__(self, pyodide: Path, model: Model) -> None:
+        self.pyodide, self.model = pyodide, model
+        self.made: tuple[bytes, bytes | None, list[str]] | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True, name="harmony-explorer-ahead")
+
+    def _run(self) -> None:
+        try:
+            self.made = _python_ahead(self.pyodide, self.model)
+        except Exception:  # noqa: BLE001  (met again, and said once, by the bundle: no thread's traceback)
+            pass
+
+    def taken(self, pyodide: Path, model: Model) -> tuple[bytes, bytes | None, list[str]] | None:
+        """What the thread made, once it is done, if it was for ``pyodide`` and this very
+        ``model`` (the build's own)."""
+        self.thread.join()
+        return self.made if self.pyodide == pyodide and self.model is model else None
 
 
 #: the work :func:`prepare` began, which :func:`bundle_files` waits for
-_AHEAD: list[threading.Thread] = []
-
-
-def _quietly_ahead(pyodide: Path, model: Model) -> None:
-    """:func:`_python_ahead` for :func:`prepare`'s thread: what it made is remembered
-    (:mod:`.pyodidejob`); what failed, :func:`bundle_files` meets again and reports."""
-    try:
-        _python_ahead(pyodide, model)
-    except Exception:  # noqa: BLE001  (said once, by the bundle, not as a thread's traceback)
-        pass
+_AHEAD: list[_Ahead] = []
 
 
 def _python_ahead(pyodide: Path, model: Model) -> tuple[bytes, bytes | None, list[str]]:
@@ -473,9 +485,8 @@ def bundle_files(pyodide: Path, model: Model, rules: str | os.PathLike,
                                 str(cache) if cache is not None else None))
     version = json.loads((pyodide / "package.json").read_text("utf-8")).get("version", "")
     explorer = game.game_for(model).explorer
-    for thread in _AHEAD:       # what prepare() began: its results are remembered
-        thread.join()
-    engine, memory, why = _python_ahead(pyodide, model)
+    made = next((got for ahead in _AHEAD if (got := ahead.taken(pyodide, model)) is not None), None)
+    engine, memory, why = made if made is not None else _python_ahead(pyodide, model)
     if notes is not None:
         notes.extend(why)
     return {
