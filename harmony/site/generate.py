@@ -305,11 +305,19 @@ def makers(model: Model, site_dir: Path = SITE, extras: dict | None = None,
                 "changes": [name[:-4] for name in changes], "harmony": identity_view(model),
                 "bases": bases}
 
-    def render(template: str) -> Callable[[], str]:
-        return lambda: env.get_template(template).render(**context())
+    def render(template: str, **own_views: Callable[[], object]) -> Callable[[], str]:
+        """The maker of a page that shows every view (:func:`context`), and ``own_views``."""
+        return lambda: env.get_template(template).render(**{k: v() for k, v in own_views.items()}, **context())
 
     def alone(template: str, what: str, view: Callable[[], dict]) -> Callable[[], str]:
+        """The maker of a page of one thing: its view alone, and the hand-written pages' names."""
         return lambda: env.get_template(template).render(**{what: view()}, hand_pages=hand)
+
+    def revision(i: int) -> dict:
+        return context()["revisions"][i]
+
+    def comparison(i: int) -> dict:
+        return comparisons()[i]
 
     out: dict[str, Callable[[], str]] = {name: functools.partial(str, text) for name, text in changes.items()}
     for name in ("index", "sources"):       # the harmony's own, else the generator's
@@ -317,17 +325,8 @@ def makers(model: Model, site_dir: Path = SITE, extras: dict | None = None,
             out[f"{name}.rst"] = render(f"{name}.rst.j2")
     for i, t in enumerate(in_order):
         out[f"{views.topic_doc(t.id)}.rst"] = alone("topic.rst.j2", "topic", functools.partial(topic, i))
-    def revision_page(i: int) -> str:
-        return env.get_template("revision.rst.j2").render(rev=context()["revisions"][i], **context())
-
-    def comparison(i: int) -> dict:
-        return comparisons()[i]
-
-    def extra_page(page: dict) -> str:
-        return env.get_template("extra.rst.j2").render(page=page, **context())
-
     for i, k in enumerate(revision_keys):
-        out[f"{views.revision_doc(k)}.rst"] = functools.partial(revision_page, i)
+        out[f"{views.revision_doc(k)}.rst"] = render("revision.rst.j2", rev=functools.partial(revision, i))
     for sid in scenario_ids:
         out[f"{views.scenario_doc(sid)}.rst"] = alone("example.rst.j2", "sc", functools.partial(scenario, sid))
     for i, c in enumerate(compared):
@@ -337,16 +336,14 @@ def makers(model: Model, site_dir: Path = SITE, extras: dict | None = None,
     if revision_keys:
         out["revisions/index.rst"] = render("revisions-index.rst.j2")
     if scenario_ids:
-        out["examples/index.rst"] = lambda: env.get_template("examples-index.rst.j2").render(
-            scoreboard=views.scoreboard_view(context()["scenarios"]), **context())
-    out["differences.rst"] = lambda: env.get_template("differences.rst.j2").render(
-        differences=views.differences_view(model), **context())
-    out["glossary.rst"] = lambda: env.get_template("glossary.rst.j2").render(
-        terms=views.glossary_view(model), **context())
-    out["coverage.rst"] = lambda: env.get_template("coverage.rst.j2").render(
-        rulebooks=coverage_view(model, trust), not_run=(trust or Trust.of()).mark, **context())
-    for name, page in extras.items():
-        out[f"{name}.rst"] = functools.partial(extra_page, page)
+        out["examples/index.rst"] = render("examples-index.rst.j2",
+                                           scoreboard=lambda: views.scoreboard_view(context()["scenarios"]))
+    out["differences.rst"] = render("differences.rst.j2", differences=functools.partial(views.differences_view, model))
+    out["glossary.rst"] = render("glossary.rst.j2", terms=functools.partial(views.glossary_view, model))
+    out["coverage.rst"] = render("coverage.rst.j2", rulebooks=functools.partial(coverage_view, model, trust),
+                                 not_run=lambda: (trust or Trust.of()).mark)
+    for name in extras:
+        out[f"{name}.rst"] = render("extra.rst.j2", page=functools.partial(extras.__getitem__, name))
     for name in ("contents", "sources-table", "sources-detail"):
         out[f"{FRAGMENTS}/{name}.inc"] = render(f"{name}.inc.j2")
     return out
