@@ -1,5 +1,6 @@
-"""Where WeasyPrint's time goes in the rulebooks: every rulebook printed as it is, without its
-figures, with figures that hold no text, and with the footnotes left in the text.
+"""Where WeasyPrint's time goes in the rulebooks: every rulebook printed as it is, with its
+drawings inline in the HTML (as before session 14), without its figures, with figures that
+hold no text, and with the footnotes left in the text.
 
     PYTHONPATH=$PWD python3 bench/rulebook_layout.py [RULES_DATA] [--repeats 2]
 
@@ -21,34 +22,35 @@ sys.path.insert(0, str(ROOT))
 
 from harmony.loader import load  # noqa: E402
 from harmony.rulebook import pdf_html, rulesets  # noqa: E402
-from harmony.rulebook.render import TEMPLATES  # noqa: E402
+from harmony.rulebook.render import TEMPLATES, drawings_as_images  # noqa: E402
 
 VARIANTS: dict[str, Callable[[str], str]] = {
-    "as printed": lambda h: h,
+    "as printed": drawings_as_images,
+    "drawings inline in the HTML": lambda h: h,
     "without the figures": lambda h: re.sub(r"<svg.*?</svg>", "", h, flags=re.S),
-    "figures without their text": lambda h: re.sub(r"<text.*?</text>", "", h, flags=re.S),
-    "footnotes left in the text": lambda h: h.replace('class="fn', 'class="not-fn'),
+    "figures without their text": lambda h: drawings_as_images(re.sub(r"<text.*?</text>", "", h, flags=re.S)),
+    "footnotes left in the text": lambda h: drawings_as_images(h.replace('class="fn', 'class="not-fn')),
 }
 
 
 def main(argv: list[str]) -> int:
-    from weasyprint import HTML
+    from harmony.htmlcache import document
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("rules", nargs="?", default=str(ROOT / "rules_data"))
     p.add_argument("--repeats", type=int, default=2)
     args = p.parse_args(argv[1:])
     model, _ = load(args.rules)
     books = {key: pdf_html(model, key) for key in rulesets(model)}
-    HTML(string=next(iter(books.values())), base_url=str(TEMPLATES)).render()   # warm up
+    document(next(iter(books.values())), base_url=str(TEMPLATES)).render()   # warm up
     spent = {name: [0.0, 0.0] for name in VARIANTS}
     names = list(VARIANTS)
     for n in range(args.repeats):
         for name in (names if n % 2 == 0 else names[::-1]):
             for html in books.values():
                 start = time.process_time()
-                document = HTML(string=VARIANTS[name](html), base_url=str(TEMPLATES)).render()
+                laid_out = document(VARIANTS[name](html), base_url=str(TEMPLATES)).render()
                 laid = time.process_time()
-                document.write_pdf()
+                laid_out.write_pdf()
                 spent[name][0] += laid - start
                 spent[name][1] += time.process_time() - laid
     full = sum(spent["as printed"]) / args.repeats

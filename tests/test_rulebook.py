@@ -389,3 +389,33 @@ def test_the_examples_positions_are_figures_with_captions(rev, pb, model):
         len(reader.pages[page].get_contents().get_data()) > 20000   # the drawing is there
     # PanzerBlitz has no interdiction: its rulebook draws no position beside a "none"
     assert "Interdiction needs an observer" not in text_of(pb)
+
+
+def test_drawings_print_as_images_to_the_same_picture(model, tmp_path, monkeypatch):
+    """The printer hands WeasyPrint each drawing as an image (no CSS cascade over its shapes):
+    a page with the REV rulebook's first figure prints to the same pixels either way, and
+    what WeasyPrint is given holds no inline ``<svg>``."""
+    from harmony import htmlcache
+    from harmony.rulebook import pdf_html
+    from harmony.rulebook.render import TEMPLATES, drawings_as_images, print_pdf
+    book = pdf_html(model, "REV")
+    figure = re.search(r'<figure class="diagram".*?</figure>', book, re.S).group(0)
+    style = re.search(r"<style>.*?</style>", book, re.S).group(0)
+    page = f"<!doctype html><html><head>{style}</head><body>{figure}</body></html>"
+
+    def pixels(html: str, name: str) -> bytes:
+        pdf = tmp_path / f"{name}.pdf"
+        pdf.write_bytes(htmlcache.document(html, base_url=str(TEMPLATES)).render().write_pdf())
+        subprocess.run(["pdftoppm", "-r", "100", "-png", "-singlefile", str(pdf), str(tmp_path / name)],
+                       check=True)
+        return (tmp_path / f"{name}.png").read_bytes()
+    lifted = drawings_as_images(page)
+    assert "<svg" in page and "<svg" not in lifted and 'src="data:image/svg+xml;base64,' in lifted
+    assert pixels(lifted, "image") == pixels(page, "inline")
+    assert len(re.findall(r"<polygon", page)) > 20        # a real drawing, not an empty frame
+
+    given: list[str] = []
+    real = htmlcache.document
+    monkeypatch.setattr(htmlcache, "document", lambda html, **kw: given.append(html) or real(html, **kw))
+    assert print_pdf(page)[1] == 1
+    assert given == [lifted]

@@ -14,7 +14,11 @@ to the glossary at the back, a footnote mark a footnote, a parameter or table ma
 """
 from __future__ import annotations
 
+import base64
 import functools
+import html as html_text
+import re
+import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import jinja2
@@ -77,10 +81,45 @@ def render_html(model: Model, book: Rulebook, paper: str = "a4") -> str:
         book=book, paper=PAPERS[paper], css=Markup(css), prose=prose)
 
 
+#: an inline drawing of the rulebook's HTML (harmony draws none inside another)
+_DRAWING = re.compile(r"<svg\b.*?</svg>", re.S)
+_TITLE = re.compile(r"<title\b[^>]*>(.*?)</title>", re.S)
+
+
+def drawings_as_images(html: str) -> str:
+    """``html`` with each inline ``<svg>`` drawing given as an ``<img>`` of its own (a
+    ``data:`` URL of the same SVG, its ``<title>`` as the image's text), for WeasyPrint.
+
+    WeasyPrint draws an image's SVG as it draws an inline one, to the same picture, but it
+    runs the document's CSS over every element of the HTML, each polygon and label of an
+    inline drawing included: in the rulebooks, two thirds of their elements. A drawing
+    that is not well-formed XML on its own stays inline, as it was.
+
+    >>> out = drawings_as_images('<p>a</p><svg xmlns="http://www.w3.org/2000/svg" width="2" '
+    ...                          'height="1"><title>A &amp; "B"</title></svg><svg><p></svg>')
+    >>> out.split('src="')[0], out.split('" alt=')[1]
+    ('<p>a</p><img class="drawing" ', '"A &amp; &quot;B&quot;"><svg><p></svg>')
+    >>> svg = out.split("base64,")[1].split('"')[0]
+    >>> base64.b64decode(svg).decode().startswith('<svg xmlns="http://www.w3.org/2000/svg" width="2"')
+    True
+    """
+    def image(found: re.Match) -> str:
+        svg = found.group(0)
+        try:
+            ET.fromstring(svg)
+        except ET.ParseError:
+            return svg
+        title = _TITLE.search(svg)
+        alt = html_text.escape(html_text.unescape(title.group(1)) if title else "")
+        data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
+        return f'<img class="drawing" src="data:image/svg+xml;base64,{data}" alt="{alt}">'
+    return _DRAWING.sub(image, html)
+
+
 def print_pdf(html: str) -> tuple[bytes, int]:
-    """Render ``html`` with WeasyPrint (fonts embedded, subset): the PDF bytes and its number
-    of pages."""
-    document = htmlcache.document(html, base_url=str(TEMPLATES)).render()
+    """Render ``html`` with WeasyPrint (fonts embedded, subset; its drawings as images,
+    :func:`drawings_as_images`): the PDF bytes and its number of pages."""
+    document = htmlcache.document(drawings_as_images(html), base_url=str(TEMPLATES)).render()
     return document.write_pdf(), len(document.pages)
 
 
