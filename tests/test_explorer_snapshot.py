@@ -90,6 +90,32 @@ def test_pyodide_restored_from_the_snapshot_has_the_modules_imported_once(pyodid
     assert snapshot.made(pyodide, other, "/harmony", ("tiny.calc",))[0] != memory
 
 
+def test_a_build_starts_pyodide_once_and_the_snapshot_is_the_same_bytes(pyodide, tmp_path, monkeypatch):
+    """The byte code's run writes Pyodide's memory at its start into the build's start file;
+    the snapshot's run restores Pyodide from it (instead of starting it again) and takes the
+    same snapshot, byte for byte, as a run with no start file; a start file that does not
+    hold Pyodide's memory is read, and refused."""
+    from harmony.site import bytecode
+    monkeypatch.setenv("HARMONY_CACHE", "off")
+    monkeypatch.setattr(bytecode._JOB, "memo", {})
+    start = tmp_path / "start.bin"
+    sources = {"engine.zip": {"tiny/__init__.py": b"", "tiny/calc.py": b"HALF = 1 / 2\n"}}
+    pyc, why = bytecode.compiled(pyodide, sources, "/harmony", None, start)
+    assert why == "" and set(pyc["engine.zip"]) == {"tiny/__init__.pyc", "tiny/calc.pyc"}
+    assert start.stat().st_size > 1_000_000
+    monkeypatch.setattr(bytecode._JOB, "memo", {})
+    assert bytecode.compiled(pyodide, sources, "/harmony", None, start)[0] == pyc
+    from_start = snapshot.made(pyodide, ZIPS, "/harmony", ("tiny.calc",), start)
+    snapshot._JOB.memo.clear()
+    alone = snapshot.made(pyodide, ZIPS, "/harmony", ("tiny.calc",))
+    assert from_start == alone and alone[1] == ""
+    assert restored(pyodide, alone[0], tmp_path)["half"] == "1/2"
+    snapshot._JOB.memo.clear()
+    start.write_bytes(b"not Pyodide's memory" * 100)
+    memory, why = snapshot.made(pyodide, ZIPS, "/harmony", ("tiny.calc",), start)
+    assert memory is None and why.startswith("Node.js could not take a snapshot of Pyodide: ") and "\n" not in why
+
+
 def test_without_node_there_is_no_snapshot_and_the_build_says_why(pyodide, monkeypatch):
     monkeypatch.setattr(shutil, "which", lambda name: None)
     assert snapshot.made(pyodide, ZIPS, "/harmony", ("tiny.calc",)) == \

@@ -30,18 +30,16 @@ from . import pyodidejob
 #: how many compiled sets the disk cache keeps (the newest)
 KEEP = 4
 
-#: run by Node.js: start Pyodide from the npm package (argv[2]), compile the .py files of
-#: the zip argv[3] and write their byte code into the zip argv[4]
+#: run by Node.js (after :data:`.pyodidejob.PRELUDE`): start Pyodide from the npm package
+#: (argv[2]), compile the .py files of the zip argv[3] and write their byte code into the zip
+#: argv[4]
 _NODE = r"""
-const path = require("path"), fs = require("fs");
-const [folder, inZip, outZip] = process.argv.slice(2);
-const { loadPyodide } = require(path.join(folder, "pyodide.js"));
-loadPyodide({indexURL: folder + path.sep, env: {PYTHONHASHSEED: "0"}, stdout: () => {},
-             stderr: (line) => process.stderr.write(line + "\n")}).then((py) => {
+const [folder, inZip, outZip] = ARGS;
+startPyodide(folder, false).then((py) => {
   py.FS.writeFile("/in.zip", new Uint8Array(fs.readFileSync(inZip)));
   py.runPython(fs.readFileSync(process.env.HARMONY_PYC_SCRIPT, "utf8"));
   fs.writeFileSync(outZip, py.FS.readFile("/out.zip"));
-}).catch((e) => { process.stderr.write(String(e && e.stack || e) + "\n"); process.exit(1); });
+}).catch(fail);
 """
 
 #: run by Pyodide's Python: each ``ZIP/PATH.py`` of /in.zip compiled as the file
@@ -87,7 +85,7 @@ open("/out.zip", "wb").write(out.getvalue())
 
 def _key(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
          entry: tuple[str, tuple[str, ...]] | None) -> str:
-    h = hashlib.sha256(b"harmony-pyc\0" + Path(__file__).read_bytes())
+    h = hashlib.sha256(b"harmony-pyc\0" + Path(__file__).read_bytes() + Path(pyodidejob.__file__).read_bytes())
     h.update((pyodide / "package.json").read_bytes() + b"\0" + json.dumps([home, entry]).encode() + b"\0")
     for zname in sorted(zips):
         for name in sorted(zips[zname]):
@@ -97,13 +95,16 @@ def _key(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
 
 
 def compiled(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
-             entry: tuple[str, tuple[str, ...]] | None = None) -> tuple[dict[str, dict[str, bytes]], str]:
+             entry: tuple[str, tuple[str, ...]] | None = None,
+             start: Path | None = None) -> tuple[dict[str, dict[str, bytes]], str]:
     """For each zip (its name -> its entries), the byte code of its ``.py`` entries
     (``PATH.pyc`` -> bytes) compiled by the Pyodide of ``pyodide`` as the files
     ``home/ZIP/PATH.py``, and with ``entry`` (a zip's name, modules in it) the byte code
     of the standard library's modules that importing them brings in; and '' or the one
-    line saying why there is none."""
-    got = _JOB.result(_key(pyodide, zips, home, entry), lambda: _run_node(pyodide, zips, home, entry))
+    line saying why there is none. ``start``: a start file of :func:`.pyodidejob.run_node`
+    (read if it exists, else written when Pyodide runs)."""
+    got = _JOB.result(_key(pyodide, zips, home, entry),
+                      lambda: _run_node(pyodide, zips, home, entry, start))
     return (_split(got, list(zips)), "") if isinstance(got, bytes) else ({z: {} for z in zips}, got)
 
 
@@ -129,7 +130,7 @@ def _split(data: bytes, names: list[str]) -> dict[str, dict[str, bytes]]:
 
 
 def _run_node(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
-              entry: tuple[str, tuple[str, ...]] | None = None) -> bytes:
+              entry: tuple[str, tuple[str, ...]] | None = None, start: Path | None = None) -> bytes:
     with tempfile.TemporaryDirectory(prefix="harmony-pyc-") as tmp:
         src, out, script = (Path(tmp) / n for n in ("in.zip", "out.zip", "compile.py"))
         with zipfile.ZipFile(src, "w") as z:
@@ -139,7 +140,7 @@ def _run_node(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
                     z.writestr(f"{zname}/{name}", zips[zname][name])
         script.write_text(_PYTHON, "utf-8")
         pyodidejob.run_node(_NODE, [str(pyodide.resolve()), str(src), str(out)], "compile it for Pyodide",
-                            {"HARMONY_PYC_SCRIPT": str(script)})
+                            {"HARMONY_PYC_SCRIPT": str(script)}, start)
         if not out.is_file():
             raise pyodidejob.NotMade("Node.js could not compile it for Pyodide: no message")
         return out.read_bytes()

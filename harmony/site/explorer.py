@@ -45,6 +45,7 @@ import importlib.util
 import io
 import json
 import os
+import tempfile
 import threading
 import zipfile
 from collections.abc import Mapping
@@ -295,15 +296,17 @@ def _python_ahead(pyodide: Path, model: Model) -> tuple[bytes, bytes | None, lis
     from . import bytecode, snapshot
     why = []
     zips, entry = _to_compile(model)
-    pyc, not_compiled = bytecode.compiled(pyodide, zips, HOME, entry)
-    if not_compiled:
-        why.append(f"its Python as source: {not_compiled}")
-    engine = engine_zip(model, pyc[ENGINE])
-    memory = None
-    if entry is not None:
-        memory, not_taken = snapshot.made(pyodide, {ENGINE: engine, MORE: more_zip()}, HOME, entry[1])
-        if not_taken:
-            why.append(f"Pyodide starts without a snapshot: {not_taken}")
+    with tempfile.TemporaryDirectory(prefix="harmony-pyodide-") as tmp:
+        start = Path(tmp) / "start.bin"   # Pyodide's memory at its start: both runs start it once
+        pyc, not_compiled = bytecode.compiled(pyodide, zips, HOME, entry, start)
+        if not_compiled:
+            why.append(f"its Python as source: {not_compiled}")
+        engine = engine_zip(model, pyc[ENGINE])
+        memory = None
+        if entry is not None:
+            memory, not_taken = snapshot.made(pyodide, {ENGINE: engine, MORE: more_zip()}, HOME, entry[1], start)
+            if not_taken:
+                why.append(f"Pyodide starts without a snapshot: {not_taken}")
     return engine, memory, why
 
 

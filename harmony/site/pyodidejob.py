@@ -7,6 +7,13 @@ own in the pyodide npm package under Node.js (:func:`run_node`: the ``node`` on 
 as ``npm ci`` needs one). A :class:`Job` remembers what each made: on disk (the shared
 cache of :mod:`harmony.parsecache`, a sub-folder per job, the newest few kept) and in the
 process, under a key the caller derives from everything the result depends on.
+
+Every script begins with :data:`PRELUDE`: the same randomness, clocks and program name in
+every run (so Pyodide's memory is the same bytes each time), and ``startPyodide``. Most
+of a run's time is Pyodide's own start (Python setting itself up: about 2.7 s of CPU here);
+a run given a *start file* (``start`` of :func:`run_node`) restores Pyodide from the memory
+in it instead (a tenth of that), and the first run of a build, finding none, writes it:
+the two runs of a build start Pyodide once.
 """
 from __future__ import annotations
 
@@ -20,6 +27,53 @@ from pathlib import Path
 
 #: the longest one run may take (Pyodide's start under Node.js is seconds)
 TIMEOUT = 300
+
+#: what every script :func:`run_node` runs begins with. Randomness and clocks that give the
+#: same memory every run (Emscripten draws from node:crypto under Node.js; Node.js 18 has no
+#: globalThis.crypto), a fixed program name (Emscripten keeps it in memory), the script's own
+#: arguments as ``ARGS``, ``fail(error)``; and ``startPyodide(folder, restored)``: Pyodide
+#: from the npm package ``folder``, ready for a snapshot. Its memory at its start is read from
+#: the start file when there is one (restored: far quicker than a start); else Pyodide starts
+#: afresh and its memory is written there for the next run. With ``restored``, the Pyodide
+#: returned is always one restored from that memory, whichever run wrote it: what it holds
+#: then never depends on which run started first (a restored Pyodide's memory is not that of
+#: a fresh one).
+PRELUDE = r"""
+const path = require("path"), fs = require("fs"), nodeCrypto = require("node:crypto");
+let state = 0x2545f491;
+function fill(view) {
+  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
+  for (let i = 0; i < bytes.length; i += 1) {
+    state ^= state << 13; state >>>= 0; state ^= state >>> 17; state ^= state << 5; state >>>= 0;
+    bytes[i] = state & 255;
+  }
+  return view;
+}
+nodeCrypto.randomFillSync = fill;
+if (globalThis.crypto) { globalThis.crypto.getRandomValues = fill; }
+let ticks = 0;
+performance.now = () => (ticks += 0.001);
+Date.now = () => 946684800000;
+const ARGS = process.argv.slice(2);
+process.argv = ["node", "/harmony-snapshot"];
+const START = process.env.HARMONY_PYODIDE_START || "";
+function fail(e) { process.stderr.write(String(e && e.stack || e) + "\n"); process.exit(1); }
+async function startPyodide(folder, restored) {
+  const { loadPyodide } = require(path.join(folder, "pyodide.js"));
+  const options = {indexURL: folder + path.sep, _makeSnapshot: true, env: {PYTHONHASHSEED: "0"},
+                   stdout: () => {}, stderr: (line) => process.stderr.write(line + "\n")};
+  if (START && fs.existsSync(START)) {
+    return loadPyodide({...options, _loadSnapshot: new Uint8Array(fs.readFileSync(START))});
+  }
+  const py = await loadPyodide(options);
+  const memory = py.makeMemorySnapshot();
+  if (START) { fs.writeFileSync(START + ".part", memory); fs.renameSync(START + ".part", START); }
+  return restored ? loadPyodide({...options, _loadSnapshot: memory}) : py;
+}
+"""
+
+#: the machine's time zone and language, which Pyodide's memory would keep: the same in every run
+ENV = {"TZ": "UTC", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
 
 
 class NotMade(Exception):
@@ -103,18 +157,22 @@ class Job:
                 Path(tmp).unlink(missing_ok=True)
 
 
-def run_node(runner: str, args: list[str], doing: str, env: dict[str, str] | None = None) -> None:
-    """Run the Node.js script ``runner`` (its text) with ``args``; :class:`NotMade` says
-    why it failed, in one line naming what it was ``doing`` ("compile it for Pyodide")."""
+def run_node(runner: str, args: list[str], doing: str, env: dict[str, str] | None = None,
+             start: Path | None = None) -> None:
+    """Run the Node.js script ``runner`` (its text, after :data:`PRELUDE`) with ``args``
+    and ``env`` (over :data:`ENV`), Pyodide's memory at its start read from the file
+    ``start`` if it exists, else written there; :class:`NotMade` says why it failed, in
+    one line naming what it was ``doing`` ("compile it for Pyodide")."""
     node = shutil.which("node")
     if node is None:
         raise NotMade(f"no Node.js (`node`) on the path to {doing}")
     with tempfile.TemporaryDirectory(prefix="harmony-node-") as tmp:
         script = Path(tmp) / "run.cjs"
-        script.write_text(runner, "utf-8")
+        script.write_text(PRELUDE + runner, "utf-8")
+        given = dict(ENV, **(env or {}), HARMONY_PYODIDE_START=str(start) if start is not None else "")
         try:
             run = subprocess.run([node, str(script), *args], capture_output=True, text=True,
-                                 timeout=TIMEOUT, env=dict(os.environ, **(env or {})))
+                                 timeout=TIMEOUT, env=dict(os.environ, **given))
         except (OSError, subprocess.TimeoutExpired) as e:
             raise NotMade(f"Node.js could not {doing} ({type(e).__name__})") from None
     if run.returncode != 0:

@@ -19,8 +19,12 @@ ordinary start when ``loadPyodide`` refuses one.
 The same zips give the same bytes: the Node.js process that takes the snapshot
 draws its random numbers from a fixed sequence, reads a clock that does not move, and
 has a fixed program name, time zone (UTC) and language (Python's hash seed is fixed
-too), so nothing of the moment or of the machine it ran on is in Pyodide's memory; the
-page seeds Python's ``random`` again from the browser. The snapshot is
+too: :data:`.pyodidejob.PRELUDE`), so nothing of the moment or of the machine it ran on
+is in Pyodide's memory; the page seeds Python's ``random`` again from the browser. The
+Pyodide it imports into is always one restored from the memory of Pyodide's start: in a
+build, the byte code's run has written that memory (the build's start file), and the
+snapshot's run restores it instead of starting Pyodide a second time; with no start file
+it starts Pyodide and restores that memory itself, to the same bytes. The snapshot is
 remembered on disk (sub-folder ``snapshot`` of the shared cache) and in the process.
 """
 from __future__ import annotations
@@ -36,32 +40,15 @@ from . import pyodidejob
 #: how many snapshots the disk cache keeps (the newest; each about 6.5 MB)
 KEEP = 2
 
-#: run by Node.js: start Pyodide from the npm package (argv[2]) ready for a snapshot, with
-#: randomness and clocks that give the same memory every time; write the zips of the folder
-#: argv[3] (asked.json says which, and where) into Pyodide's file system, run the Python of
-#: $HARMONY_SNAPSHOT_SCRIPT, and write Pyodide's memory into the file argv[4]
+#: run by Node.js (after :data:`.pyodidejob.PRELUDE`, whose randomness and clocks give the
+#: same memory every time): Pyodide from the npm package (argv[2]), restored from the memory
+#: of its start; write the zips of the folder argv[3] (asked.json says which, and where) into
+#: its file system, run the Python of $HARMONY_SNAPSHOT_SCRIPT, and write its memory into the
+#: file argv[4]
 _NODE = r"""
-const path = require("path"), fs = require("fs"), nodeCrypto = require("node:crypto");
-let state = 0x2545f491;
-function fill(view) {
-  const bytes = new Uint8Array(view.buffer, view.byteOffset, view.byteLength);
-  for (let i = 0; i < bytes.length; i += 1) {
-    state ^= state << 13; state >>>= 0; state ^= state >>> 17; state ^= state << 5; state >>>= 0;
-    bytes[i] = state & 255;
-  }
-  return view;
-}
-nodeCrypto.randomFillSync = fill;                 // what Emscripten draws from under Node.js
-if (globalThis.crypto) { globalThis.crypto.getRandomValues = fill; }   // (Node.js 18 has none)
-let ticks = 0;
-performance.now = () => (ticks += 0.001);
-Date.now = () => 946684800000;
-const [folder, zips, outFile] = process.argv.slice(2);
-process.argv = ["node", "/harmony-snapshot"];   // Emscripten's program name, kept in memory
+const [folder, zips, outFile] = ARGS;
 const asked = JSON.parse(fs.readFileSync(path.join(zips, "asked.json"), "utf8"));
-const { loadPyodide } = require(path.join(folder, "pyodide.js"));
-loadPyodide({indexURL: folder + path.sep, _makeSnapshot: true, env: {PYTHONHASHSEED: "0"},
-             stdout: () => {}, stderr: (line) => process.stderr.write(line + "\n")}).then((py) => {
+startPyodide(folder, true).then((py) => {
   py.FS.mkdirTree(asked.home);
   for (const name of asked.zips) {
     py.FS.writeFile(asked.home + "/" + name, new Uint8Array(fs.readFileSync(path.join(zips, name))));
@@ -69,7 +56,7 @@ loadPyodide({indexURL: folder + path.sep, _makeSnapshot: true, env: {PYTHONHASHS
   py.globals.set("_harmony_asked", JSON.stringify(asked));
   py.runPython(fs.readFileSync(process.env.HARMONY_SNAPSHOT_SCRIPT, "utf8"));
   fs.writeFileSync(outFile, py.makeMemorySnapshot());
-}).catch((e) => { process.stderr.write(String(e && e.stack || e) + "\n"); process.exit(1); });
+}).catch(fail);
 """
 
 #: run by Pyodide's Python before the snapshot: Python's path as the page sets it (the first
@@ -92,19 +79,22 @@ del _harmony_prepare, _harmony_asked
 
 
 def _key(pyodide: Path, zips: dict[str, bytes], home: str, modules: tuple[str, ...]) -> str:
-    h = hashlib.sha256(b"harmony-snapshot\0" + Path(__file__).read_bytes())
+    h = hashlib.sha256(b"harmony-snapshot\0" + Path(__file__).read_bytes() + Path(pyodidejob.__file__).read_bytes())
     h.update((pyodide / "package.json").read_bytes() + b"\0" + json.dumps([home, list(zips), modules]).encode())
     for name in zips:
         h.update(b"\0" + hashlib.sha256(zips[name]).digest())
     return h.hexdigest()[:40]
 
 
-def made(pyodide: Path, zips: dict[str, bytes], home: str, modules: tuple[str, ...]) -> tuple[bytes | None, str]:
+def made(pyodide: Path, zips: dict[str, bytes], home: str, modules: tuple[str, ...],
+         start: Path | None = None) -> tuple[bytes | None, str]:
     """The gzipped memory snapshot of the Pyodide of ``pyodide`` with ``zips`` (name ->
     bytes, in their order on Python's path) written into the folder ``home`` and
     ``modules`` imported from them, and ''; or None and the one line saying why there
-    is none."""
-    got = _JOB.result(_key(pyodide, zips, home, modules), lambda: _run_node(pyodide, zips, home, modules))
+    is none. ``start``: a start file of :func:`.pyodidejob.run_node` (the same snapshot
+    either way, quicker when the file exists)."""
+    got = _JOB.result(_key(pyodide, zips, home, modules),
+                      lambda: _run_node(pyodide, zips, home, modules, start))
     return (got, "") if isinstance(got, bytes) else (None, got)
 
 
@@ -116,7 +106,8 @@ def _gzipped(data: bytes) -> bool:
 _JOB = pyodidejob.Job("snapshot", "gz", KEEP, valid=_gzipped)
 
 
-def _run_node(pyodide: Path, zips: dict[str, bytes], home: str, modules: tuple[str, ...]) -> bytes:
+def _run_node(pyodide: Path, zips: dict[str, bytes], home: str, modules: tuple[str, ...],
+              start: Path | None = None) -> bytes:
     with tempfile.TemporaryDirectory(prefix="harmony-snapshot-") as tmp:
         folder, out, script = Path(tmp) / "in", Path(tmp) / "memory.bin", Path(tmp) / "prepare.py"
         folder.mkdir()
@@ -126,9 +117,7 @@ def _run_node(pyodide: Path, zips: dict[str, bytes], home: str, modules: tuple[s
                                                        "modules": list(modules)}), "utf-8")
         script.write_text(_PYTHON, "utf-8")
         pyodidejob.run_node(_NODE, [str(pyodide.resolve()), str(folder), str(out)],
-                            "take a snapshot of Pyodide", {"HARMONY_SNAPSHOT_SCRIPT": str(script),
-                                                           # the machine's zone and language, kept in memory
-                                                           "TZ": "UTC", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"})
+                            "take a snapshot of Pyodide", {"HARMONY_SNAPSHOT_SCRIPT": str(script)}, start)
         if not out.is_file() or out.stat().st_size == 0:
             raise pyodidejob.NotMade("Node.js could not take a snapshot of Pyodide: no message")
         return gzip.compress(out.read_bytes(), compresslevel=6, mtime=0)
