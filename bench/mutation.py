@@ -107,6 +107,9 @@ SUITES = {
     "snapshot": (("snapshot", "pyodidejob", "bytecode", "explorer"),
                  ("tests/test_explorer_snapshot.py", "tests/test_explorer_bytecode.py",
                   "tests/test_explorer.py", "tests/test_explorer_bundle.py")),
+    # session 14: the rulebooks' drawings printed as images (with --within
+    # drawings_as_images,print_pdf)
+    "rbrender": (("rbrender",), ("tests/test_rulebook.py",)),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -280,7 +283,7 @@ WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/
          "navigation": "site/navigation.py", "generate": "site/generate.py", "build": "site/build.py",
          "sphinxapp": "site/sphinxapp.py", "svg": "games/panzerblitz/svg.py",
          "snapshot": "site/snapshot.py", "pyodidejob": "site/pyodidejob.py", "bytecode": "site/bytecode.py",
-         "explorer": "site/explorer.py"}
+         "explorer": "site/explorer.py", "rbrender": "rulebook/render.py"}
 
 
 def rel_of(module: str) -> str:

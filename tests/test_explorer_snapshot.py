@@ -93,8 +93,9 @@ def test_pyodide_restored_from_the_snapshot_has_the_modules_imported_once(pyodid
 def test_a_build_starts_pyodide_once_and_the_snapshot_is_the_same_bytes(pyodide, tmp_path, monkeypatch):
     """The byte code's run writes Pyodide's memory at its start into the build's start file;
     the snapshot's run restores Pyodide from it (instead of starting it again) and takes the
-    same snapshot, byte for byte, as a run with no start file; a start file that does not
-    hold Pyodide's memory is read, and refused."""
+    same snapshot, byte for byte, as a run with no start file; a start file that cannot be
+    written costs nothing but the time; one that does not hold Pyodide's memory is read, and
+    refused."""
     from harmony.site import bytecode
     monkeypatch.setenv("HARMONY_CACHE", "off")
     monkeypatch.setattr(bytecode._JOB, "memo", {})
@@ -105,6 +106,8 @@ def test_a_build_starts_pyodide_once_and_the_snapshot_is_the_same_bytes(pyodide,
     assert start.stat().st_size > 1_000_000
     monkeypatch.setattr(bytecode._JOB, "memo", {})
     assert bytecode.compiled(pyodide, sources, "/harmony", None, start)[0] == pyc
+    monkeypatch.setattr(bytecode._JOB, "memo", {})      # a start file that cannot be written: no harm
+    assert bytecode.compiled(pyodide, sources, "/harmony", None, tmp_path / "none" / "start.bin") == (pyc, "")
     from_start = snapshot.made(pyodide, ZIPS, "/harmony", ("tiny.calc",), start)
     snapshot._JOB.memo.clear()
     alone = snapshot.made(pyodide, ZIPS, "/harmony", ("tiny.calc",))

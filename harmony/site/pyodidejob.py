@@ -34,10 +34,10 @@ TIMEOUT = 300
 #: arguments as ``ARGS``, ``fail(error)``; and ``startPyodide(folder, restored)``: Pyodide
 #: from the npm package ``folder``, ready for a snapshot. Its memory at its start is read from
 #: the start file when there is one (restored: far quicker than a start); else Pyodide starts
-#: afresh and its memory is written there for the next run. With ``restored``, the Pyodide
-#: returned is always one restored from that memory, whichever run wrote it: what it holds
-#: then never depends on which run started first (a restored Pyodide's memory is not that of
-#: a fresh one).
+#: afresh and its memory is written there for the next run (when it can be: else the next
+#: run starts Pyodide itself). With ``restored``, the Pyodide returned is always one
+#: restored from that memory, whichever run wrote it: what it holds then never depends on
+#: which run started first (a restored Pyodide's memory is not that of a fresh one).
 PRELUDE = r"""
 const path = require("path"), fs = require("fs"), nodeCrypto = require("node:crypto");
 let state = 0x2545f491;
@@ -66,8 +66,11 @@ async function startPyodide(folder, restored) {
     return loadPyodide({...options, _loadSnapshot: new Uint8Array(fs.readFileSync(START))});
   }
   const py = await loadPyodide(options);
+  if (!START && !restored) { return py; }
   const memory = py.makeMemorySnapshot();
-  if (START) { fs.writeFileSync(START + ".part", memory); fs.renameSync(START + ".part", START); }
+  try {
+    if (START) { fs.writeFileSync(START + ".part", memory); fs.renameSync(START + ".part", START); }
+  } catch (e) { /* not written (a full disk): the next run starts Pyodide itself */ }
   return restored ? loadPyodide({...options, _loadSnapshot: memory}) : py;
 }
 """
