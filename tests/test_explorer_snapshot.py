@@ -201,3 +201,49 @@ def test_the_build_says_why_the_bundle_lacks_byte_code_or_a_snapshot_and_no_more
     assert note.split("; ")[1:] == [
         "its Python as source: no Node.js (`node`) on the path to compile it for Pyodide",
         "Pyodide starts without a snapshot: no Node.js (`node`) on the path to take a snapshot of Pyodide"]
+
+
+def test_no_thread_of_the_build_runs_while_its_printers_fork(tmp_path, monkeypatch):
+    """The build begins the bundle's Python in its thread only once its PDF printers are
+    forked (a process forked while another thread runs inherits the locks that thread
+    held, tempfile's among them, and could wait on one for ever); the thread here waits
+    until the printers are forked, so that the wrong order would be seen."""
+    import threading
+
+    from harmony import printer
+    from harmony.site.build import build_site
+    forked = threading.Event()
+    alive: list[list[str]] = []
+    real_enter = printer.Printer.__enter__
+
+    def entering(self):
+        alive.append(sorted(t.name for t in threading.enumerate() if t.name.startswith("harmony")))
+        try:
+            return real_enter(self)
+        finally:
+            forked.set()
+    real_ahead = bundle._python_ahead
+    ran: list[bool] = []
+
+    def ahead(pyodide, model):
+        ran.append(forked.wait(timeout=120))
+        return real_ahead(pyodide, model)
+    monkeypatch.setattr(printer.Printer, "__enter__", entering)
+    monkeypatch.setattr(bundle, "_python_ahead", ahead)
+    result = build_site(bundle.resources.checkout_root() / "rules_data", tmp_path / "site")
+    assert alive == [[]] and ran == [True]
+    assert "snapshot.js" in {p.name for p in (result.out / bundle.FOLDER).iterdir()}
+
+
+def test_a_build_waits_for_the_thread_an_earlier_failed_build_left(monkeypatch):
+    """settle() returns only once the last build's thread has ended (a build that failed
+    before its bundle never took what its thread made)."""
+    import threading
+    gate = threading.Event()
+    left = bundle._Ahead.__new__(bundle._Ahead)
+    left.thread = threading.Thread(target=gate.wait, name="harmony-explorer-ahead", daemon=True)
+    monkeypatch.setattr(bundle, "_AHEAD", [left])
+    left.thread.start()
+    threading.Timer(0.2, gate.set).start()
+    bundle.settle()
+    assert not left.thread.is_alive()

@@ -490,8 +490,6 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
     from sphinx.util.console import nocolor
 
     checked = time.perf_counter()
-    if not preview:     # the explorer's Python compiled for Pyodide while the pages are built
-        explorer.prepare(model)
     html = cache / "html"
     mark = cache / UNFINISHED
     if mark.exists():   # the last build was killed while writing: trust nothing it left
@@ -502,7 +500,10 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
     extras.update(rulebook_site.extras(model))   # print/KEY-rulebook.pdf, linked
     jobs = [job for page in extras.values() for job in page.get("pdfs", [])]
     # a preview prints nothing: it links each PDF as the store last printed it
+    explorer.settle()   # (no thread of an earlier build may run while the printers fork)
     with printer.Printer([] if preview else jobs, cache / PRINTED) as printing:   # prints while Sphinx runs
+        if not preview:     # the explorer's Python compiled for Pyodide while the pages are built,
+            explorer.prepare(model)     # in a thread begun once the printers are forked
         if preview:
             last = printer.last_printed(cache / PRINTED, [job.file for job in jobs])
             words = pdflinks.Words(lambda: _link_words(last), lambda: True, _read_json(cache / LINK_WORDS))

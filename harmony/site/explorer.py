@@ -249,7 +249,11 @@ def prepare(model: Model, env: Mapping[str, str] | None = None) -> None:
     """Begin compiling the bundle's Python for Pyodide (:mod:`.bytecode`) and then taking
     the snapshot of Pyodide with the engine imported (:mod:`.snapshot`), in a thread of
     their own, for a build to make its pages meanwhile; :func:`plan` waits for them and
-    takes the results. Nothing happens without Pyodide or an explorer."""
+    takes the results. Nothing happens without Pyodide or an explorer.
+
+    A build begins it only after its PDF printers are forked: a process forked while
+    another thread runs inherits whatever lock that thread held at that moment (Python's
+    ``tempfile`` names its files under one), and would wait for it for ever."""
     try:
         if game.game_for(model).explorer is None:
             return
@@ -261,6 +265,13 @@ def prepare(model: Model, env: Mapping[str, str] | None = None) -> None:
     ahead = _Ahead(pyodide, model)
     _AHEAD[:] = [ahead]
     ahead.thread.start()
+
+
+def settle() -> None:
+    """Wait for the work :func:`prepare` began, if an earlier build left it running (it
+    failed before taking it), so that no thread of it runs while a build forks."""
+    for ahead in _AHEAD:
+        ahead.thread.join()
 
 
 class _Ahead:
