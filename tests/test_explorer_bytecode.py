@@ -17,9 +17,9 @@ ENTRY = ("engine.zip", ("tiny.calc",))
 
 @pytest.fixture()
 def pyodide(node_pyodide):
-    bytecode._MEMO.clear()
+    bytecode._JOB.memo.clear()
     yield node_pyodide
-    bytecode._MEMO.clear()
+    bytecode._JOB.memo.clear()
 
 
 def test_pyodide_compiles_each_module_and_the_standard_librarys_it_imports(pyodide, monkeypatch, tmp_path):
@@ -33,7 +33,7 @@ def test_pyodide_compiles_each_module_and_the_standard_librarys_it_imports(pyodi
     pyc = got["engine.zip"]["tiny/calc.pyc"]
     assert int.from_bytes(pyc[4:8], "little") == 0b01      # hash-based, unchecked: no time stamp
     # a new process compiles nothing again: the disk remembers (and nothing runs Node.js)
-    bytecode._MEMO.clear()
+    bytecode._JOB.memo.clear()
 
     def no_node(*_args, **_kwargs):
         raise AssertionError("compiled again though remembered")
@@ -42,12 +42,12 @@ def test_pyodide_compiles_each_module_and_the_standard_librarys_it_imports(pyodi
         assert bytecode.compiled(pyodide, SOURCES, "/harmony", ENTRY) == (got, "")
     # compiled afresh, the same bytes
     monkeypatch.setenv("HARMONY_CACHE", "off")
-    bytecode._MEMO.clear()
+    bytecode._JOB.memo.clear()
     assert bytecode.compiled(pyodide, SOURCES, "/harmony", ENTRY) == (got, "")
     # another source, other byte code, though the disk remembers the first
     changed = {**SOURCES, "more.zip": {"other.py": b"X = 2\n"}}
     monkeypatch.setenv("HARMONY_CACHE", str(cache))
-    bytecode._MEMO.clear()
+    bytecode._JOB.memo.clear()
     assert bytecode.compiled(pyodide, changed, "/harmony", ENTRY)[0]["more.zip"]["other.pyc"] != \
         got["more.zip"]["other.pyc"]
 

@@ -247,3 +247,18 @@ def test_a_build_waits_for_the_thread_an_earlier_failed_build_left(monkeypatch):
     threading.Timer(0.2, gate.set).start()
     bundle.settle()
     assert not left.thread.is_alive()
+
+
+def test_a_node_run_gives_the_bytes_it_wrote_or_says_it_made_nothing(tmp_path):
+    """pyodidejob.run_node: the file the script wrote, read back; a script that ends well but
+    writes nothing (or an empty file) made nothing, said in one line."""
+    from harmony.site import pyodidejob
+    out = tmp_path / "out.bin"
+    write = 'fs.writeFileSync(ARGS[0], process.argv.length === 2 ? "made" : "");\n'
+    assert pyodidejob.run_node(write, [str(out)], "write it", out) == b"made"
+    out.unlink()
+    with pytest.raises(pyodidejob.NotMade, match=r"^Node.js could not write it: no message$"):
+        pyodidejob.run_node("", [str(out)], "write it", out)
+    out.write_bytes(b"")
+    with pytest.raises(pyodidejob.NotMade, match="no message"):
+        pyodidejob.run_node("", [str(out)], "write it", out)

@@ -18,7 +18,6 @@ fails) the bundle keeps its sources alone and the build says why.
 """
 from __future__ import annotations
 
-import hashlib
 import io
 import json
 import tempfile
@@ -85,8 +84,8 @@ open("/out.zip", "wb").write(out.getvalue())
 
 def _key(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
          entry: tuple[str, tuple[str, ...]] | None) -> str:
-    h = hashlib.sha256(b"harmony-pyc\0" + Path(__file__).read_bytes() + Path(pyodidejob.__file__).read_bytes())
-    h.update((pyodide / "package.json").read_bytes() + b"\0" + json.dumps([home, entry]).encode() + b"\0")
+    h = _JOB.hasher(pyodide, __file__)
+    h.update(json.dumps([home, entry]).encode() + b"\0")
     for zname in sorted(zips):
         for name in sorted(zips[zname]):
             if name.endswith(".py"):
@@ -117,7 +116,6 @@ def _whole(data: bytes) -> bool:
 
 #: the compiled sets, on disk (``pyc/KEY.zip``) and the last one in the process
 _JOB = pyodidejob.Job("pyc", "zip", KEEP, valid=_whole)
-_MEMO = _JOB.memo
 
 
 def _split(data: bytes, names: list[str]) -> dict[str, dict[str, bytes]]:
@@ -139,8 +137,5 @@ def _run_node(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
                 for name in sorted(zips[zname]):
                     z.writestr(f"{zname}/{name}", zips[zname][name])
         script.write_text(_PYTHON, "utf-8")
-        pyodidejob.run_node(_NODE, [str(pyodide.resolve()), str(src), str(out)], "compile it for Pyodide",
-                            {"HARMONY_PYC_SCRIPT": str(script)}, start)
-        if not out.is_file():
-            raise pyodidejob.NotMade("Node.js could not compile it for Pyodide: no message")
-        return out.read_bytes()
+        return pyodidejob.run_node(_NODE, [str(pyodide.resolve()), str(src), str(out)], "compile it for Pyodide",
+                                   out, {"HARMONY_PYC_SCRIPT": str(script)}, start)

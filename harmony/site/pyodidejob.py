@@ -17,6 +17,7 @@ the two runs of a build start Pyodide once.
 """
 from __future__ import annotations
 
+import hashlib
 import os
 import re
 import shutil
@@ -104,6 +105,13 @@ class Job:
         #: the result made last in this process, by its key: the bytes, or why there are none
         self.memo: dict[str, bytes | str] = {}
 
+    def hasher(self, pyodide: Path, code: str | os.PathLike) -> hashlib._Hash:
+        """The start of a key of this job: its kind, the code of the module ``code`` that
+        runs it and of this one (:data:`PRELUDE`), and the version of the Pyodide of
+        ``pyodide``; the caller adds what else its result depends on."""
+        return hashlib.sha256(f"harmony-{self.kind}\0".encode() + Path(code).read_bytes()
+                              + Path(__file__).read_bytes() + (pyodide / "package.json").read_bytes() + b"\0")
+
     def result(self, key: str, make: Callable[[], bytes]) -> bytes | str:
         """What ``make()`` gives (or gave before, in this process or on disk) under ``key``,
         or the one line saying why it gives nothing (it raised :class:`NotMade`)."""
@@ -160,12 +168,13 @@ class Job:
                 Path(tmp).unlink(missing_ok=True)
 
 
-def run_node(runner: str, args: list[str], doing: str, env: dict[str, str] | None = None,
-             start: Path | None = None) -> None:
+def run_node(runner: str, args: list[str], doing: str, made: Path, env: dict[str, str] | None = None,
+             start: Path | None = None) -> bytes:
     """Run the Node.js script ``runner`` (its text, after :data:`PRELUDE`) with ``args``
     and ``env`` (over :data:`ENV`), Pyodide's memory at its start read from the file
-    ``start`` if it exists, else written there; :class:`NotMade` says why it failed, in
-    one line naming what it was ``doing`` ("compile it for Pyodide")."""
+    ``start`` if it exists, else written there: the bytes of the file ``made`` it writes.
+    :class:`NotMade` says why it failed (or made nothing), in one line naming what it was
+    ``doing`` ("compile it for Pyodide")."""
     node = shutil.which("node")
     if node is None:
         raise NotMade(f"no Node.js (`node`) on the path to {doing}")
@@ -184,3 +193,6 @@ def run_node(runner: str, args: list[str], doing: str, env: dict[str, str] | Non
         named = [x for x in lines if re.match(r"\w*(Error|Exception)\b", x) and "Traceback" not in x]
         said = (named or lines or ["no message"])[-1]
         raise NotMade(f"Node.js could not {doing}: {said[:200]}")
+    if not made.is_file() or made.stat().st_size == 0:
+        raise NotMade(f"Node.js could not {doing}: no message")
+    return made.read_bytes()

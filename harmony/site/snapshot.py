@@ -79,8 +79,8 @@ del _harmony_prepare, _harmony_asked
 
 
 def _key(pyodide: Path, zips: dict[str, bytes], home: str, modules: tuple[str, ...]) -> str:
-    h = hashlib.sha256(b"harmony-snapshot\0" + Path(__file__).read_bytes() + Path(pyodidejob.__file__).read_bytes())
-    h.update((pyodide / "package.json").read_bytes() + b"\0" + json.dumps([home, list(zips), modules]).encode())
+    h = _JOB.hasher(pyodide, __file__)
+    h.update(json.dumps([home, list(zips), modules]).encode())
     for name in zips:
         h.update(b"\0" + hashlib.sha256(zips[name]).digest())
     return h.hexdigest()[:40]
@@ -116,8 +116,7 @@ def _run_node(pyodide: Path, zips: dict[str, bytes], home: str, modules: tuple[s
         (folder / "asked.json").write_text(json.dumps({"home": home, "zips": list(zips),
                                                        "modules": list(modules)}), "utf-8")
         script.write_text(_PYTHON, "utf-8")
-        pyodidejob.run_node(_NODE, [str(pyodide.resolve()), str(folder), str(out)],
-                            "take a snapshot of Pyodide", {"HARMONY_SNAPSHOT_SCRIPT": str(script)}, start)
-        if not out.is_file() or out.stat().st_size == 0:
-            raise pyodidejob.NotMade("Node.js could not take a snapshot of Pyodide: no message")
-        return gzip.compress(out.read_bytes(), compresslevel=6, mtime=0)
+        memory = pyodidejob.run_node(_NODE, [str(pyodide.resolve()), str(folder), str(out)],
+                                     "take a snapshot of Pyodide", out, {"HARMONY_SNAPSHOT_SCRIPT": str(script)},
+                                     start)
+        return gzip.compress(memory, compresslevel=6, mtime=0)
