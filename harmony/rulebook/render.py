@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import base64
 import functools
-import html as html_text
 import re
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -98,7 +97,7 @@ def drawings_as_images(html: str) -> str:
     >>> out = drawings_as_images('<p>a</p><svg xmlns="http://www.w3.org/2000/svg" width="2" '
     ...                          'height="1"><title>A &amp; "B"</title></svg><svg><p></svg>')
     >>> out.split('src="')[0], out.split('" alt=')[1]
-    ('<p>a</p><img class="drawing" ', '"A &amp; &quot;B&quot;"><svg><p></svg>')
+    ('<p>a</p><img class="drawing" ', '"A &amp; &#34;B&#34;"><svg><p></svg>')
     >>> svg = out.split("base64,")[1].split('"')[0]
     >>> base64.b64decode(svg).decode().startswith('<svg xmlns="http://www.w3.org/2000/svg" width="2"')
     True
@@ -110,7 +109,7 @@ def drawings_as_images(html: str) -> str:
         except ET.ParseError:
             return svg
         title = _TITLE.search(svg)
-        alt = html_text.escape(html_text.unescape(title.group(1)) if title else "")
+        alt = escape(Markup(title.group(1)).unescape() if title else "")
         data = base64.b64encode(svg.encode("utf-8")).decode("ascii")
         return f'<img class="drawing" src="data:image/svg+xml;base64,{data}" alt="{alt}">'
     return _DRAWING.sub(image, html)
