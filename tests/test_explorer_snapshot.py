@@ -8,6 +8,7 @@ import gzip
 import json
 import shutil
 import subprocess
+from pathlib import Path
 
 import pytest
 
@@ -97,24 +98,25 @@ def test_a_build_starts_pyodide_once_and_the_snapshot_is_the_same_bytes(pyodide,
     written costs nothing but the time; one that does not hold Pyodide's memory is read, and
     refused."""
     from harmony.site import bytecode
+    from harmony.site.pyodidejob import Start
     monkeypatch.setenv("HARMONY_CACHE", "off")
     monkeypatch.setattr(bytecode._JOB, "memo", {})
-    start = tmp_path / "start.bin"
+    start = Start(tmp_path)
     sources = {"engine.zip": {"tiny/__init__.py": b"", "tiny/calc.py": b"HALF = 1 / 2\n"}}
     pyc, why = bytecode.compiled(pyodide, sources, "/harmony", None, start)
     assert why == "" and set(pyc["engine.zip"]) == {"tiny/__init__.pyc", "tiny/calc.pyc"}
-    assert start.stat().st_size > 1_000_000
+    assert start.file().stat().st_size > 1_000_000
     monkeypatch.setattr(bytecode._JOB, "memo", {})
     assert bytecode.compiled(pyodide, sources, "/harmony", None, start)[0] == pyc
     monkeypatch.setattr(bytecode._JOB, "memo", {})      # a start file that cannot be written: no harm
-    assert bytecode.compiled(pyodide, sources, "/harmony", None, tmp_path / "none" / "start.bin") == (pyc, "")
+    assert bytecode.compiled(pyodide, sources, "/harmony", None, Start(tmp_path / "none")) == (pyc, "")
     from_start = snapshot.made(pyodide, ZIPS, "/harmony", ("tiny.calc",), start)
     snapshot._JOB.memo.clear()
     alone = snapshot.made(pyodide, ZIPS, "/harmony", ("tiny.calc",))
     assert from_start == alone and alone[1] == ""
     assert restored(pyodide, alone[0], tmp_path)["half"] == "1/2"
     snapshot._JOB.memo.clear()
-    start.write_bytes(b"not Pyodide's memory" * 100)
+    start.file().write_bytes(b"not Pyodide's memory" * 100)
     memory, why = snapshot.made(pyodide, ZIPS, "/harmony", ("tiny.calc",), start)
     assert memory is None and why.startswith("Node.js could not take a snapshot of Pyodide: ") and "\n" not in why
 
@@ -262,3 +264,25 @@ def test_a_node_run_gives_the_bytes_it_wrote_or_says_it_made_nothing(tmp_path):
     out.write_bytes(b"")
     with pytest.raises(pyodidejob.NotMade, match="no message"):
         pyodidejob.run_node("", [str(out)], "write it", out)
+
+
+def test_a_build_whose_pyodide_work_is_remembered_makes_no_temporary_folder(shipped_model, node_pyodide,
+                                                                              monkeypatch):
+    """The start file's folder is made only when a run starts Pyodide, and removed after;
+    a build that finds the byte code and the snapshot remembered makes none."""
+    import tempfile
+
+    from harmony.site import bytecode
+    monkeypatch.setattr(bytecode._JOB, "memo", {})
+    monkeypatch.setattr(snapshot._JOB, "memo", {})
+    made: list[str] = []
+    real = tempfile.mkdtemp
+    monkeypatch.setattr(tempfile, "mkdtemp", lambda *a, **k: made.append(real(*a, **k)) or made[-1])
+    first = bundle._python_ahead(node_pyodide, shipped_model)
+    assert first[1] is not None and [m.split("/")[-1][:16] for m in made if "pyodide" in m] == ["harmony-pyodide-"]
+    assert not any(Path(m).exists() for m in made if "harmony-pyodide-" in m)
+    monkeypatch.setattr(bytecode._JOB, "memo", {})
+    monkeypatch.setattr(snapshot._JOB, "memo", {})
+    del made[:]
+    assert bundle._python_ahead(node_pyodide, shipped_model) == first
+    assert [m for m in made if "harmony-pyodide-" in m] == []

@@ -95,12 +95,12 @@ def _key(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
 
 def compiled(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
              entry: tuple[str, tuple[str, ...]] | None = None,
-             start: Path | None = None) -> tuple[dict[str, dict[str, bytes]], str]:
+             start: pyodidejob.Start | None = None) -> tuple[dict[str, dict[str, bytes]], str]:
     """For each zip (its name -> its entries), the byte code of its ``.py`` entries
     (``PATH.pyc`` -> bytes) compiled by the Pyodide of ``pyodide`` as the files
     ``home/ZIP/PATH.py``, and with ``entry`` (a zip's name, modules in it) the byte code
     of the standard library's modules that importing them brings in; and '' or the one
-    line saying why there is none. ``start``: a start file of :func:`.pyodidejob.run_node`
+    line saying why there is none. ``start``: the build's :class:`.pyodidejob.Start`
     (read if it exists, else written when Pyodide runs)."""
     got = _JOB.result(_key(pyodide, zips, home, entry),
                       lambda: _run_node(pyodide, zips, home, entry, start))
@@ -128,7 +128,7 @@ def _split(data: bytes, names: list[str]) -> dict[str, dict[str, bytes]]:
 
 
 def _run_node(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
-              entry: tuple[str, tuple[str, ...]] | None = None, start: Path | None = None) -> bytes:
+              entry: tuple[str, tuple[str, ...]] | None = None, start: pyodidejob.Start | None = None) -> bytes:
     with tempfile.TemporaryDirectory(prefix="harmony-pyc-") as tmp:
         src, out, script = (Path(tmp) / n for n in ("in.zip", "out.zip", "compile.py"))
         with zipfile.ZipFile(src, "w") as z:

@@ -45,7 +45,6 @@ import importlib.util
 import io
 import json
 import os
-import tempfile
 import threading
 import zipfile
 from collections.abc import Mapping
@@ -304,11 +303,10 @@ def _python_ahead(pyodide: Path, model: Model) -> tuple[bytes, bytes | None, lis
     """The bundle's engine zip (its modules compiled when they can be), the snapshot of
     Pyodide with the modules the page imports first imported from it (or None), and why
     either is missing (one line each)."""
-    from . import bytecode, snapshot
+    from . import bytecode, pyodidejob, snapshot
     why = []
     zips, entry = _to_compile(model)
-    with tempfile.TemporaryDirectory(prefix="harmony-pyodide-") as tmp:
-        start = Path(tmp) / "start.bin"   # Pyodide's memory at its start: both runs start it once
+    with pyodidejob.Start() as start:   # Pyodide's memory at its start: both runs start it once
         pyc, not_compiled = bytecode.compiled(pyodide, zips, HOME, entry, start)
         if not_compiled:
             why.append(f"its Python as source: {not_compiled}")

@@ -11,7 +11,7 @@ process, under a key the caller derives from everything the result depends on.
 Every script begins with :data:`PRELUDE`: the same randomness, clocks and program name in
 every run (so Pyodide's memory is the same bytes each time), and ``startPyodide``. Most
 of a run's time is Pyodide's own start (Python setting itself up: about 2.7 s of CPU here);
-a run given a *start file* (``start`` of :func:`run_node`) restores Pyodide from the memory
+a run given a *start file* (a :class:`Start`) restores Pyodide from the memory
 in it instead (a tenth of that), and the first run of a build, finding none, writes it:
 the two runs of a build start Pyodide once.
 """
@@ -168,11 +168,42 @@ class Job:
                 Path(tmp).unlink(missing_ok=True)
 
 
+class Start:
+    """The start file the runs of one build share (``with Start() as start``): in a
+    temporary folder made only when a run starts Pyodide (a build whose results are all
+    remembered makes none), and removed with it at the end; or in ``folder``, if given
+    (which is neither made nor removed).
+
+    >>> with Start() as start:
+    ...     start.folder is None
+    True
+    >>> Start(Path("/f")).file().as_posix()
+    '/f/start.bin'
+    """
+
+    def __init__(self, folder: Path | None = None) -> None:
+        self.folder, self._own = folder, folder is None
+
+    def __enter__(self) -> Start:
+        return self
+
+    def __exit__(self, *_exc) -> None:
+        if self._own and self.folder is not None:
+            shutil.rmtree(self.folder, ignore_errors=True)
+            self.folder = None
+
+    def file(self) -> Path:
+        """Where Pyodide's memory at its start is (or is to be written)."""
+        if self.folder is None:
+            self.folder = Path(tempfile.mkdtemp(prefix="harmony-pyodide-"))
+        return self.folder / "start.bin"
+
+
 def run_node(runner: str, args: list[str], doing: str, made: Path, env: dict[str, str] | None = None,
-             start: Path | None = None) -> bytes:
+             start: Start | None = None) -> bytes:
     """Run the Node.js script ``runner`` (its text, after :data:`PRELUDE`) with ``args``
-    and ``env`` (over :data:`ENV`), Pyodide's memory at its start read from the file
-    ``start`` if it exists, else written there: the bytes of the file ``made`` it writes.
+    and ``env`` (over :data:`ENV`), Pyodide's memory at its start read from ``start``'s
+    file if it exists, else written there: the bytes of the file ``made`` it writes.
     :class:`NotMade` says why it failed (or made nothing), in one line naming what it was
     ``doing`` ("compile it for Pyodide")."""
     node = shutil.which("node")
@@ -181,7 +212,7 @@ def run_node(runner: str, args: list[str], doing: str, made: Path, env: dict[str
     with tempfile.TemporaryDirectory(prefix="harmony-node-") as tmp:
         script = Path(tmp) / "run.cjs"
         script.write_text(PRELUDE + runner, "utf-8")
-        given = dict(ENV, **(env or {}), HARMONY_PYODIDE_START=str(start) if start is not None else "")
+        given = dict(ENV, **(env or {}), HARMONY_PYODIDE_START=str(start.file()) if start is not None else "")
         try:
             run = subprocess.run([node, str(script), *args], capture_output=True, text=True,
                                  timeout=TIMEOUT, env=dict(os.environ, **given))

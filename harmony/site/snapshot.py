@@ -87,11 +87,11 @@ def _key(pyodide: Path, zips: dict[str, bytes], home: str, modules: tuple[str, .
 
 
 def made(pyodide: Path, zips: dict[str, bytes], home: str, modules: tuple[str, ...],
-         start: Path | None = None) -> tuple[bytes | None, str]:
+         start: pyodidejob.Start | None = None) -> tuple[bytes | None, str]:
     """The gzipped memory snapshot of the Pyodide of ``pyodide`` with ``zips`` (name ->
     bytes, in their order on Python's path) written into the folder ``home`` and
     ``modules`` imported from them, and ''; or None and the one line saying why there
-    is none. ``start``: a start file of :func:`.pyodidejob.run_node` (the same snapshot
+    is none. ``start``: the build's :class:`.pyodidejob.Start` (the same snapshot
     either way, quicker when the file exists)."""
     got = _JOB.result(_key(pyodide, zips, home, modules),
                       lambda: _run_node(pyodide, zips, home, modules, start))
@@ -107,7 +107,7 @@ _JOB = pyodidejob.Job("snapshot", "gz", KEEP, valid=_gzipped)
 
 
 def _run_node(pyodide: Path, zips: dict[str, bytes], home: str, modules: tuple[str, ...],
-              start: Path | None = None) -> bytes:
+              start: pyodidejob.Start | None = None) -> bytes:
     with tempfile.TemporaryDirectory(prefix="harmony-snapshot-") as tmp:
         folder, out, script = Path(tmp) / "in", Path(tmp) / "memory.bin", Path(tmp) / "prepare.py"
         folder.mkdir()
