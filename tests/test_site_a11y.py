@@ -14,6 +14,7 @@ The site is the session's one build of the shipped rules (:func:`shipped_site`).
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -90,6 +91,23 @@ def test_the_pages_checked_are_every_page_of_the_site(site):
     """What the shares below divide: every page, the print pages and search included."""
     pages = every_page(site)
     assert len(pages) > 50 and "print/cards.html" in pages and "search.html" in pages
+
+
+#: Furo's "Back to top" link as the page template wraps it: the link alone in its landmark
+WRAPPED_BACK_TO_TOP = re.compile(r'<nav class="hm-back-to-top" aria-label="Back to top">'
+                                 r'<a href="#" class="back-to-top muted-link">(?:(?!<nav|</nav>|<div).)*?</a>'
+                                 r'\s*</nav><div class="content-icon-container">', re.S)
+
+
+def test_the_back_to_top_link_is_alone_in_its_landmark_on_every_themed_page(site):
+    """The page template wraps Furo's link by replacing two pieces of Furo's markup: should a
+    version of Furo change either, the landmark would hold too much, or never close."""
+    themed = [rel for rel in every_page(site) if "back-to-top" in (site.out / rel).read_text("utf-8")]
+    assert len(themed) > 50
+    wrong = [rel for rel in themed
+             if len(WRAPPED_BACK_TO_TOP.findall(text := (site.out / rel).read_text("utf-8"))) != 1
+             or text.count("hm-back-to-top") != 1 or text.count("<nav") != text.count("</nav>")]
+    assert wrong == []
 
 
 @pytest.mark.parametrize("share", range(SHARES))
