@@ -188,3 +188,27 @@ def test_the_temporaries_of_a_dead_process_are_removed_and_named(tmp_path):
     removed = printer.remove_temporaries(tmp_path)
     assert [p.name for p in removed] == [f".print__a.pdf.{dead}.tmp"]
     assert leftovers(tmp_path) == [f".print__b.pdf.{alive}.tmp"]
+
+
+def test_a_build_asked_to_print_here_forks_nothing_and_makes_the_same_bytes(tmp_path, monkeypatch,
+                                                                            harmony_cache):
+    """``print_here`` (``harmony serve``'s full builds, once its threads run): no process is
+    forked; the site is the one a build with forked printers makes. A fork is refused here,
+    so that a build that would fork fails."""
+    mine = tmp_path / "mine"
+    assert main(["init", str(mine)]) == 0
+    forked = build_site(mine, tmp_path / "forked")
+    assert "print/HB-rulebook.pdf" in forked.printed
+
+    def no_fork():
+        raise OSError("a fork, which this test refuses")
+    monkeypatch.setattr(os, "fork", no_fork)
+    monkeypatch.setenv("HARMONY_CACHE", "off")          # every PDF laid out again, here
+    with pytest.raises(OSError, match="refuses"):
+        build_site(mine, tmp_path / "refused")
+    here = build_site(mine, tmp_path / "here", print_here=True)
+    assert here.printed == forked.printed
+
+    def files(out: Path) -> dict:
+        return {p.relative_to(out): p.read_bytes() for p in sorted(out.rglob("*")) if p.is_file()}
+    assert files(here.out) == files(forked.out)

@@ -810,6 +810,32 @@ def test_a_preview_is_given_the_pages_open_in_a_browser_and_a_full_build_none(tm
     assert c.builds == [True, False] and given == [{"topics/spotting"}, set()]
 
 
+def test_once_the_server_runs_its_full_builds_fork_no_printer(tmp_path, monkeypatch):
+    """serve's first full build is made before its server's threads start, and forks its
+    printers; every later build prints here (:func:`harmony.site.build.build_site`'s
+    ``print_here``), since a process forked beside a running thread can inherit a lock it
+    holds."""
+    c = _Collects(tmp_path, monkeypatch)
+    given = []
+
+    def build_once(*a, print_here=False, preview=False, **k):
+        given.append((preview, print_here))
+        return c.serve.BuildResult(out=tmp_path / "out", staged=None, preview=preview)
+    monkeypatch.setattr(c.serve, "build_once", build_once)
+    c.editing.build(preview=False)
+
+    class Serving:
+        def open_pages(self):
+            return set()
+
+        def tell(self):
+            pass
+    c.editing.server = Serving()
+    c.edit()
+    c.wait(c.serve.SETTLE)
+    assert given == [(False, False), (True, True), (False, True)]
+
+
 def test_the_server_names_the_pages_its_streams_were_opened_for(tmp_path):
     from harmony.site import serve
     sock = serve.listen(0)

@@ -408,7 +408,7 @@ def _no_space_in(warnings: str) -> None:
 def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
                site_dir: Path = generate.SITE, cache: str | os.PathLike | None = None,
                trust: Trust | None = None, preview: bool = False, keep: bool = False,
-               showing: Collection[str] = ()) -> BuildResult:
+               showing: Collection[str] = (), print_here: bool = False) -> BuildResult:
     """Build the site of ``rules`` into ``out``; raises :class:`BuildError` on rule errors.
 
     ``cache`` defaults to :func:`cache_dir` of ``out``; ``trust`` (default: as the
@@ -418,7 +418,10 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
     (:mod:`.sphinxapp`), and use the one kept by the last; ``showing`` (a preview's): the
     pages open in a browser (docnames), which are the only changed pages a preview reads
     and writes when any is given (:func:`.sphinxapp.showing_first`; the next full build
-    makes the rest).
+    makes the rest). ``print_here``: the PDFs not remembered are printed in this process,
+    not in processes forked from it (for a process that runs other threads, as
+    ``harmony serve`` does: a process forked beside a running thread inherits the locks it
+    held at that moment, a buffered stream's among them, and can wait for one for ever).
     """
     start = time.perf_counter()
     given = out
@@ -437,7 +440,7 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
             remove_leftovers(out)
             outdir.folder(out, "site", "--out", rules)   # again, now that no one else writes it
             return _build(model, out, cache_path, status, site_dir, start, rules, trust, preview, keep,
-                          showing)
+                          showing, print_here)
 
 
 def print_jobs(model) -> list[printer.Job]:
@@ -486,7 +489,7 @@ def _sources(model, src: Path, site_dir: Path, extras: dict, trust: Trust | None
 
 def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
            rules, trust: Trust | None = None, preview: bool = False, keep: bool = False,
-           showing: Collection[str] = ()) -> BuildResult:
+           showing: Collection[str] = (), print_here: bool = False) -> BuildResult:
     from sphinx.util.console import nocolor
 
     checked = time.perf_counter()
@@ -501,7 +504,8 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
     jobs = [job for page in extras.values() for job in page.get("pdfs", [])]
     # a preview prints nothing: it links each PDF as the store last printed it
     explorer.settle()   # (no thread of an earlier build may run while the printers fork)
-    with printer.Printer([] if preview else jobs, cache / PRINTED) as printing:   # prints while Sphinx runs
+    with printer.Printer([] if preview else jobs, cache / PRINTED,   # prints while Sphinx runs
+                         workers=0 if print_here else None) as printing:
         if not preview:     # the explorer's Python compiled for Pyodide while the pages are built,
             explorer.prepare(model)     # in a thread begun once the printers are forked
         if preview:

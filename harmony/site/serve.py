@@ -11,8 +11,9 @@ every page shows the problems (file, line, column, message, as ``harmony check``
 says them) over it and the terminal prints them, until a rebuild succeeds. A moment
 after the last edit (:data:`SETTLE`), the PDFs the previews left are printed in a
 child process (:mod:`.printing`; an edit stops it) and a full build finishes the
-site. Only the built site is served: no folder listings, and the build cache lives
-outside it.
+site, forking no printer of its own: the server's threads run by then (a process
+forked beside a running thread inherits the locks it holds). Only the built site is
+served: no folder listings, and the build cache lives outside it.
 
 The port is taken (:func:`listen`) before the first build, so a port in use is
 said at once, and nothing is built. :class:`PreviewServer` is bounded whatever
@@ -656,14 +657,17 @@ def docname(page: str) -> str:
 
 def build_once(rules: Path, out: Path, out_stream=None, err=None, state: BuildState | None = None,
                trust: Trust | None = None, *, preview: bool = False, keep: bool = False,
-               snapshot: Snapshot | None = None, showing: Collection[str] = ()) -> BuildResult | None:
+               snapshot: Snapshot | None = None, showing: Collection[str] = (),
+               print_here: bool = False) -> BuildResult | None:
     """Build the site (a preview build if ``preview``), say so on ``out_stream`` with the
     files whose bytes changed (``snapshot``: the site as it was), and set ``state``; a failure
     is said on ``err`` (the problems as ``harmony check`` says them, or one line) and leaves
-    the last good site: then None. (``keep``, ``showing``: see :func:`build_site`.)"""
+    the last good site: then None. (``keep``, ``showing``, ``print_here``: see
+    :func:`build_site`.)"""
     out_stream, err = out_stream or sys.stdout, err or sys.stderr
     try:
-        res = build_site(rules, out, trust=trust, preview=preview, keep=keep, showing=showing)
+        res = build_site(rules, out, trust=trust, preview=preview, keep=keep, showing=showing,
+                         print_here=print_here)
     except (OSError, WriteFailed) as e:    # a file that could not be read or written, a full disk
         problem = (str(e) if isinstance(e, WriteFailed) else
                    f"could not rebuild: {e.strerror or e}" + (f": {e.filename}" if e.filename else ""))
@@ -741,10 +745,14 @@ class _Editing:
 
     def build(self, preview: bool) -> BuildResult | None:
         """A preview makes, reads and writes the changed pages a browser has open first (all
-        of them when none is open), the full build that follows the rest."""
+        of them when none is open), the full build that follows the rest. Once the server
+        serves, its threads run: a full build then forks no printer (it finds the PDFs that
+        :mod:`.printing` printed ahead, in a process started afresh, and prints here any it
+        does not: ``print_here`` of :func:`build_site`)."""
         showing = self.server.open_pages() if preview and self.server is not None else set()
         res = build_once(self.rules, self.out, self.out_stream, self.err, self.state, self.trust,
-                         preview=preview, keep=True, snapshot=self.snapshot, showing=showing)
+                         preview=preview, keep=True, snapshot=self.snapshot, showing=showing,
+                         print_here=self.server is not None)
         if self.server is not None:
             self.server.tell()
         self.unfinished = res if res is not None and res.preview else None
