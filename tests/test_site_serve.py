@@ -836,6 +836,40 @@ def test_once_the_server_runs_its_full_builds_fork_no_printer(tmp_path, monkeypa
     assert given == [(False, False), (True, True), (False, True)]
 
 
+def test_serve_watches_once_its_first_build_is_made_and_rebuilds_an_edit_made_during_it(tmp_path, monkeypatch):
+    """The first build forks its printers: no thread of serve runs while it does. An edit
+    made while it runs (before any watching) is rebuilt once serve watches."""
+    import threading
+
+    from harmony.site import serve
+    rules, out = tmp_path / "rules", tmp_path / "out"
+    rules.mkdir()
+    (rules / "a.yaml").write_text("before\n")
+    seen: list[tuple[bool, list[str]]] = []
+    stop = threading.Event()
+
+    def build_once(rules_, out_, *a, preview=False, **k):
+        seen.append((preview, sorted(t.name for t in threading.enumerate() if t.name.startswith("harmony-serve"))))
+        if len(seen) == 1:
+            out.mkdir()
+            (out / "index.html").write_text("<p>built</p>")
+            (rules / "a.yaml").write_text("edited while the first build ran\n")
+        else:
+            stop.set()
+        return serve.BuildResult(out=out, staged=None, preview=preview)
+    monkeypatch.setattr(serve, "build_once", build_once)
+    thread = threading.Thread(target=lambda: serve.serve(rules, out, 0, stop=stop), daemon=True)
+    thread.start()
+    try:
+        thread.join(30)                   # (the second build stops serve)
+    finally:
+        stop.set()
+        thread.join(60)
+    assert len(seen) == 2, seen
+    assert seen[0] == (False, [])
+    assert seen[1][0] is True and "harmony-serve-watch" in seen[1][1]
+
+
 def test_the_server_names_the_pages_its_streams_were_opened_for(tmp_path):
     from harmony.site import serve
     sock = serve.listen(0)

@@ -840,17 +840,19 @@ def serve(rules: Path, out: Path, port: int = 8000, interval: float = 0.5,
     rules, out = Path(rules).absolute(), Path(out).absolute()
     sock = listen(port)
     changes: queue.Queue = queue.Queue()
-    # watching starts before the first build, so an edit made while it runs is rebuilt
     watcher = Watcher(rules, changes, ignore=(out, cache_dir(out)))
     try:
-        watcher.start()
         state = BuildState()
         editing = _Editing(rules, out, state, trust)
         editing.seen = fingerprint(rules)
+        # the first build forks its printers while no other thread runs: watching starts
+        # after it, and an edit made while it ran is seen by the files' fingerprint, which the
+        # first look (a burst of no path) compares with the one taken before it
         if editing.build(preview=False) is None and not (out / "index.html").is_file():
-            watcher.stop()
             sock.close()
             return 1
+        watcher.start()
+        changes.put(set())
     except BaseException:
         watcher.stop()
         sock.close()
