@@ -504,7 +504,8 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
     jobs = [job for page in extras.values() for job in page.get("pdfs", [])]
     # a preview prints nothing: it links each PDF as the store last printed it
     explorer.settle()   # (no thread of an earlier build may run while the printers fork)
-    with printer.Printer([] if preview else jobs, cache / PRINTED,   # prints while Sphinx runs
+    # the printers print while Sphinx runs (print_here: in this process, before it)
+    with printer.Printer([] if preview else jobs, cache / PRINTED,
                          workers=0 if print_here else None) as printing:
         if not preview:     # the explorer's Python compiled for Pyodide while the pages are built,
             explorer.prepare(model)     # in a thread begun once the printers are forked
