@@ -286,3 +286,54 @@ def test_a_build_whose_pyodide_work_is_remembered_makes_no_temporary_folder(ship
     del made[:]
     assert bundle._python_ahead(node_pyodide, shipped_model) == first
     assert [m for m in made if "harmony-pyodide-" in m] == []
+
+
+#: a harmony command run with Ctrl-C's usual meaning, whatever the test process does with it
+INTERRUPTIBLE = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal.default_int_handler); "
+                 "sys.argv = ['harmony', *sys.argv[1:]]; runpy.run_module('harmony', run_name='__main__')")
+
+
+def _processes_naming(text: str) -> list[str]:
+    """The command lines of this machine's processes that name ``text``."""
+    found = []
+    for proc in Path("/proc").iterdir():
+        try:
+            line = (proc / "cmdline").read_bytes().replace(b"\0", b" ").decode("utf-8", "replace")
+        except OSError:
+            continue
+        if text in line and "pytest" not in line:
+            found.append(line)
+    return found
+
+
+def test_a_build_stopped_by_ctrl_c_while_pyodide_works_leaves_no_temporary_file_and_no_node_run(tmp_path):
+    """Ctrl-C stops a build while its thread waits on Node.js: the thread's own clean-up never
+    comes (the process ends under it), so the Node.js run is stopped and the temporary
+    folders (a start file is 30 MB) removed as the process exits."""
+    import os
+    import signal
+    import sys
+    import time
+    assert bundle.find_pyodide() is not None, "Pyodide is missing: run `npm ci`"
+    root = Path(__file__).resolve().parent.parent
+    tmp = tmp_path / "tmp"
+    tmp.mkdir()
+    env = dict(os.environ, TMPDIR=str(tmp), HARMONY_CACHE=str(tmp_path / "cache"), PYTHONPATH=str(root))
+    build = subprocess.Popen([sys.executable, "-c", INTERRUPTIBLE, "build", str(root / "rules_data"),
+                              "--out", str(tmp_path / "site")], env=env, cwd=tmp_path,
+                             stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+    try:
+        deadline = time.monotonic() + 180
+        while not list(tmp.glob("harmony-node-*")) and build.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert list(tmp.glob("harmony-node-*")), "no Node.js run began"
+        build.send_signal(signal.SIGINT)
+        _, err = build.communicate(timeout=120)
+    finally:
+        if build.poll() is None:
+            build.kill()
+    assert build.returncode != 0, err
+    assert "Traceback" not in err, err
+    time.sleep(0.5)                       # (a killed run is gone a moment after its signal)
+    assert sorted(p.name for p in tmp.iterdir()) == []
+    assert _processes_naming(str(tmp)) == []

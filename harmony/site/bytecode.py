@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import io
 import json
-import tempfile
 import zipfile
 from pathlib import Path
 
@@ -129,8 +128,8 @@ def _split(data: bytes, names: list[str]) -> dict[str, dict[str, bytes]]:
 
 def _run_node(pyodide: Path, zips: dict[str, dict[str, bytes]], home: str,
               entry: tuple[str, tuple[str, ...]] | None = None, start: pyodidejob.Start | None = None) -> bytes:
-    with tempfile.TemporaryDirectory(prefix="harmony-pyc-") as tmp:
-        src, out, script = (Path(tmp) / n for n in ("in.zip", "out.zip", "compile.py"))
+    with pyodidejob.scratch("harmony-pyc-") as tmp:
+        src, out, script = (tmp / n for n in ("in.zip", "out.zip", "compile.py"))
         with zipfile.ZipFile(src, "w") as z:
             z.writestr("asked.json", json.dumps({"home": home, "entry": entry}))
             for zname in sorted(zips):

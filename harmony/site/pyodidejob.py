@@ -14,16 +14,23 @@ of a run's time is Pyodide's own start (Python setting itself up: about 2.7 s of
 a run given a *start file* (a :class:`Start`) restores Pyodide from the memory
 in it instead (a tenth of that), and the first run of a build, finding none, writes it:
 the two runs of a build start Pyodide once.
+
+The runs happen in a build's thread, which a Ctrl-C ends with the process, before its
+own clean-up: the Node.js runs still under way are stopped, and the temporary folders
+(:func:`scratch`, a :class:`Start`'s) removed, as the process exits.
 """
 from __future__ import annotations
 
+import atexit
+import contextlib
 import hashlib
 import os
 import re
 import shutil
 import subprocess
 import tempfile
-from collections.abc import Callable
+import threading
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 #: the longest one run may take (Pyodide's start under Node.js is seconds)
@@ -82,6 +89,51 @@ ENV = {"TZ": "UTC", "LC_ALL": "C.UTF-8", "LANG": "C.UTF-8"}
 
 class NotMade(Exception):
     """Why a job made nothing (one line)."""
+
+
+#: the temporary folders and Node.js runs of the work under way: a build stopped by Ctrl-C
+#: ends while its Pyodide thread still runs, and that thread's own clean-up never comes
+#: (:func:`_end`, run as the process exits, removes and stops them instead)
+_UNDER_WAY: dict[str, set] = {"folders": set(), "runs": set()}
+_UNDER_WAY_LOCK = threading.Lock()
+
+
+def _under_way(kind: str, item, on: bool) -> None:
+    with _UNDER_WAY_LOCK:
+        (_UNDER_WAY[kind].add if on else _UNDER_WAY[kind].discard)(item)
+
+
+@atexit.register
+def _end() -> None:
+    """Stop the Node.js runs still under way and remove the temporary folders still there
+    (a process interrupted while its Pyodide thread worked: a start file is 30 MB)."""
+    with _UNDER_WAY_LOCK:
+        runs, folders = list(_UNDER_WAY["runs"]), list(_UNDER_WAY["folders"])
+    for run in runs:
+        with contextlib.suppress(OSError):
+            run.kill()
+    for folder in folders:
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+@contextlib.contextmanager
+def scratch(prefix: str) -> Iterator[Path]:
+    """A temporary folder (``prefix`` starts its name), removed at the end of the block, or
+    as the process exits if the block never ends (its thread stopped with the process).
+
+    >>> with scratch("harmony-demo-") as d:
+    ...     d.is_dir(), d.name.startswith("harmony-demo-")
+    (True, True)
+    >>> d.exists()
+    False
+    """
+    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    _under_way("folders", folder, True)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+        _under_way("folders", folder, False)
 
 
 class Job:
@@ -190,12 +242,14 @@ class Start:
     def __exit__(self, *_exc) -> None:
         if self._own and self.folder is not None:
             shutil.rmtree(self.folder, ignore_errors=True)
+            _under_way("folders", self.folder, False)
             self.folder = None
 
     def file(self) -> Path:
         """Where Pyodide's memory at its start is (or is to be written)."""
         if self.folder is None:
             self.folder = Path(tempfile.mkdtemp(prefix="harmony-pyodide-"))
+            _under_way("folders", self.folder, True)
         return self.folder / "start.bin"
 
 
@@ -209,21 +263,37 @@ def run_node(runner: str, args: list[str], doing: str, made: Path, env: dict[str
     node = shutil.which("node")
     if node is None:
         raise NotMade(f"no Node.js (`node`) on the path to {doing}")
-    with tempfile.TemporaryDirectory(prefix="harmony-node-") as tmp:
-        script = Path(tmp) / "run.cjs"
+    with scratch("harmony-node-") as tmp:
+        script = tmp / "run.cjs"
         script.write_text(PRELUDE + runner, "utf-8")
         given = dict(ENV, **(env or {}), HARMONY_PYODIDE_START=str(start.file()) if start is not None else "")
         try:
-            run = subprocess.run([node, str(script), *args], capture_output=True, text=True,
-                                 timeout=TIMEOUT, env=dict(os.environ, **given))
+            returncode, stderr = _run([node, str(script), *args], dict(os.environ, **given))
         except (OSError, subprocess.TimeoutExpired) as e:
             raise NotMade(f"Node.js could not {doing} ({type(e).__name__})") from None
-    if run.returncode != 0:
+    if returncode != 0:
         # the last line naming an error (Python's own, under Pyodide's PythonError)
-        lines = [x.strip() for x in run.stderr.splitlines() if x.strip() and not x.startswith(" ")]
+        lines = [x.strip() for x in stderr.splitlines() if x.strip() and not x.startswith(" ")]
         named = [x for x in lines if re.match(r"\w*(Error|Exception)\b", x) and "Traceback" not in x]
         said = (named or lines or ["no message"])[-1]
         raise NotMade(f"Node.js could not {doing}: {said[:200]}")
     if not made.is_file() or made.stat().st_size == 0:
         raise NotMade(f"Node.js could not {doing}: no message")
     return made.read_bytes()
+
+
+def _run(argv: list[str], env: dict[str, str]) -> tuple[int, str]:
+    """Run ``argv`` (a Node.js run, stopped after :data:`TIMEOUT` seconds or when this
+    process exits): its exit code and error output."""
+    run = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, text=True, env=env)
+    _under_way("runs", run, True)
+    try:
+        _out, err = run.communicate(timeout=TIMEOUT)
+    except subprocess.TimeoutExpired:
+        run.kill()
+        run.communicate()
+        raise
+    finally:
+        _under_way("runs", run, False)
+    return run.returncode, err

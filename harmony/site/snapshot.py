@@ -32,7 +32,6 @@ from __future__ import annotations
 import gzip
 import hashlib
 import json
-import tempfile
 from pathlib import Path
 
 from . import pyodidejob
@@ -108,8 +107,8 @@ _JOB = pyodidejob.Job("snapshot", "gz", KEEP, valid=_gzipped)
 
 def _run_node(pyodide: Path, zips: dict[str, bytes], home: str, modules: tuple[str, ...],
               start: pyodidejob.Start | None = None) -> bytes:
-    with tempfile.TemporaryDirectory(prefix="harmony-snapshot-") as tmp:
-        folder, out, script = Path(tmp) / "in", Path(tmp) / "memory.bin", Path(tmp) / "prepare.py"
+    with pyodidejob.scratch("harmony-snapshot-") as tmp:
+        folder, out, script = tmp / "in", tmp / "memory.bin", tmp / "prepare.py"
         folder.mkdir()
         for name, data in zips.items():
             (folder / name).write_bytes(data)
