@@ -110,8 +110,9 @@ def _end() -> None:
     with _UNDER_WAY_LOCK:
         runs, folders = list(_UNDER_WAY["runs"]), list(_UNDER_WAY["folders"])
     for run in runs:
-        with contextlib.suppress(OSError):
+        with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             run.kill()
+            run.wait(timeout=5)
     for folder in folders:
         shutil.rmtree(folder, ignore_errors=True)
 
