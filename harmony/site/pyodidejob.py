@@ -123,10 +123,12 @@ def scratch(prefix: str) -> Iterator[Path]:
     as the process exits if the block never ends (its thread stopped with the process).
 
     >>> with scratch("harmony-demo-") as d:
-    ...     d.is_dir(), d.name.startswith("harmony-demo-")
-    (True, True)
-    >>> d.exists()
-    False
+    ...     d.is_dir(), d.name.startswith("harmony-demo-"), d in _UNDER_WAY["folders"]
+    (True, True, True)
+    >>> d.exists(), d in _UNDER_WAY["folders"]
+    (False, False)
+    >>> with scratch("harmony-demo-") as d:
+    ...     shutil.rmtree(d)          # (gone before the end of the block: no error)
     """
     folder = Path(tempfile.mkdtemp(prefix=prefix))
     _under_way("folders", folder, True)
@@ -285,7 +287,14 @@ def run_node(runner: str, args: list[str], doing: str, made: Path, env: dict[str
 
 def _run(argv: list[str], env: dict[str, str]) -> tuple[int, str]:
     """Run ``argv`` (a Node.js run, stopped after :data:`TIMEOUT` seconds or when this
-    process exits): its exit code and error output."""
+    process exits): its exit code and error output.
+
+    >>> import sys
+    >>> _run([sys.executable, "-c", "import sys; sys.stderr.write('no'); sys.exit(3)"], dict(os.environ))
+    (3, 'no')
+    >>> _UNDER_WAY["runs"]
+    set()
+    """
     run = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True, env=env)
     _under_way("runs", run, True)
