@@ -214,9 +214,11 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         p.print_help(sys.stderr)
         return 2
+    from .signals import terminated_as_exit
     from .usage import UsageError
     try:
-        return BY_NAME[args.command].run(args)
+        with terminated_as_exit():     # (SIGTERM unwinds as Ctrl-C does: nothing left half-done)
+            return BY_NAME[args.command].run(args)
     except UsageError as e:
         print(f"harmony {args.command}: error: {e}", file=sys.stderr)
         return 2

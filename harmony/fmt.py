@@ -11,11 +11,9 @@ killed fmt (SIGKILL) left is removed by the next run in that folder.
 from __future__ import annotations
 
 import bisect
-import contextlib
 import io
 import os
 import re
-import signal
 import stat
 import tempfile
 import time
@@ -32,6 +30,7 @@ from .diagnostics import Pos
 from .loader import Document, new_yaml, plain, read_file, yaml_files
 from .outdir import no_space
 from .schema import resolve as _resolve, schema, validate_items
+from .signals import terminated_as_exit
 
 
 def _fits(cond: dict, node) -> bool:
@@ -440,27 +439,6 @@ def write_atomic(path: str, text: str) -> None:
         raise
 
 
-class Terminated(SystemExit):
-    """SIGTERM received while formatting: raised so the temporary file is removed."""
-
-
-@contextlib.contextmanager
-def _terminate_cleanly():
-    """While formatting, SIGTERM (like Ctrl-C, SIGINT) unwinds as an exception, so
-    :func:`write_atomic` removes its temporary file; exit status 143 as for SIGTERM."""
-    def stop(signum, frame):
-        raise Terminated(128 + signum)
-    try:
-        old = signal.signal(signal.SIGTERM, stop)
-    except ValueError:  # not the main thread: signals are not ours to handle
-        yield
-        return
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, old)
-
-
 def _alive(pid: int) -> bool:
     if pid == os.getpid():
         return False  # ours, from before this run (not possible) or left by a fork
@@ -548,7 +526,7 @@ def fmt_path(root: str, check: bool = False) -> FmtResult:
     change, so its bytes, inode and modification time stay as they are. A file
     whose write fails is left as it was and returned in ``unwritten``.
     """
-    with _terminate_cleanly():
+    with terminated_as_exit():     # (the temporary file is removed on SIGTERM too)
         return _fmt_path(root, check)
 
 
