@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import gzip
 import json
+import os
 import shutil
+import signal
 import subprocess
+import sys
+import time
 from pathlib import Path
 
 import pytest
@@ -295,7 +299,6 @@ INTERRUPTIBLE = ("import runpy, signal, sys; signal.signal(signal.SIGINT, signal
 
 def _processes_naming(text: str) -> list[str]:
     """The command lines of this machine's processes (but this one) that name ``text``."""
-    import os
     found = []
     for proc in Path("/proc").iterdir():
         if not proc.name.isdigit() or int(proc.name) == os.getpid():
@@ -315,10 +318,6 @@ def test_a_build_stopped_by_ctrl_c_while_pyodide_works_leaves_no_temporary_file_
     while its thread waits on Node.js: the thread's own clean-up never comes (the process
     ends under it), so the Node.js run is stopped and the temporary folders (a start file
     is 30 MB) removed as the process exits."""
-    import os
-    import signal
-    import sys
-    import time
     assert bundle.find_pyodide() is not None, "Pyodide is missing: run `npm ci`"
     root = Path(__file__).resolve().parent.parent
     tmp = tmp_path / "tmp"

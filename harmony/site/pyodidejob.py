@@ -91,24 +91,20 @@ class NotMade(Exception):
     """Why a job made nothing (one line)."""
 
 
-#: the temporary folders and Node.js runs of the work under way: a build stopped by Ctrl-C
-#: ends while its Pyodide thread still runs, and that thread's own clean-up never comes
-#: (:func:`_end`, run as the process exits, removes and stops them instead)
-_UNDER_WAY: dict[str, set] = {"folders": set(), "runs": set()}
-_UNDER_WAY_LOCK = threading.Lock()
-
-
-def _under_way(kind: str, item, on: bool) -> None:
-    with _UNDER_WAY_LOCK:
-        (_UNDER_WAY[kind].add if on else _UNDER_WAY[kind].discard)(item)
+#: the temporary folders (:func:`scratch`) and Node.js runs (:func:`_run`) under way: a build
+#: stopped by Ctrl-C ends while its Pyodide thread still runs, and that thread's own
+#: clean-up never comes (:func:`_end`, run as the process exits, removes and stops them)
+_FOLDERS: set[Path] = set()
+_RUNS: set[subprocess.Popen] = set()
+_UNDER_WAY = threading.Lock()
 
 
 @atexit.register
 def _end() -> None:
     """Stop the Node.js runs still under way and remove the temporary folders still there
     (a process interrupted while its Pyodide thread worked: a start file is 30 MB)."""
-    with _UNDER_WAY_LOCK:
-        runs, folders = list(_UNDER_WAY["runs"]), list(_UNDER_WAY["folders"])
+    with _UNDER_WAY:
+        runs, folders = list(_RUNS), list(_FOLDERS)
     for run in runs:
         with contextlib.suppress(OSError, subprocess.TimeoutExpired):
             run.kill()
@@ -123,20 +119,22 @@ def scratch(prefix: str) -> Iterator[Path]:
     as the process exits if the block never ends (its thread stopped with the process).
 
     >>> with scratch("harmony-demo-") as d:
-    ...     d.is_dir(), d.name.startswith("harmony-demo-"), d in _UNDER_WAY["folders"]
+    ...     d.is_dir(), d.name.startswith("harmony-demo-"), d in _FOLDERS
     (True, True, True)
-    >>> d.exists(), d in _UNDER_WAY["folders"]
+    >>> d.exists(), d in _FOLDERS
     (False, False)
     >>> with scratch("harmony-demo-") as d:
     ...     shutil.rmtree(d)          # (gone before the end of the block: no error)
     """
     folder = Path(tempfile.mkdtemp(prefix=prefix))
-    _under_way("folders", folder, True)
+    with _UNDER_WAY:
+        _FOLDERS.add(folder)
     try:
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-        _under_way("folders", folder, False)
+        with _UNDER_WAY:
+            _FOLDERS.discard(folder)
 
 
 class Job:
@@ -237,22 +235,20 @@ class Start:
     """
 
     def __init__(self, folder: Path | None = None) -> None:
-        self.folder, self._own = folder, folder is None
+        self.folder, self._given = folder, folder
+        self._made = contextlib.ExitStack()     # the folder made here: a :func:`scratch`
 
     def __enter__(self) -> Start:
         return self
 
     def __exit__(self, *_exc) -> None:
-        if self._own and self.folder is not None:
-            shutil.rmtree(self.folder, ignore_errors=True)
-            _under_way("folders", self.folder, False)
-            self.folder = None
+        self._made.close()
+        self.folder = self._given
 
     def file(self) -> Path:
         """Where Pyodide's memory at its start is (or is to be written)."""
         if self.folder is None:
-            self.folder = Path(tempfile.mkdtemp(prefix="harmony-pyodide-"))
-            _under_way("folders", self.folder, True)
+            self.folder = self._made.enter_context(scratch("harmony-pyodide-"))
         return self.folder / "start.bin"
 
 
@@ -292,12 +288,13 @@ def _run(argv: list[str], env: dict[str, str]) -> tuple[int, str]:
     >>> import sys
     >>> _run([sys.executable, "-c", "import sys; sys.stderr.write('no'); sys.exit(3)"], dict(os.environ))
     (3, 'no')
-    >>> _UNDER_WAY["runs"]
+    >>> _RUNS
     set()
     """
     run = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                            stderr=subprocess.PIPE, text=True, env=env)
-    _under_way("runs", run, True)
+    with _UNDER_WAY:
+        _RUNS.add(run)
     try:
         _out, err = run.communicate(timeout=TIMEOUT)
     except subprocess.TimeoutExpired:
@@ -305,5 +302,6 @@ def _run(argv: list[str], env: dict[str, str]) -> tuple[int, str]:
         run.communicate()
         raise
     finally:
-        _under_way("runs", run, False)
+        with _UNDER_WAY:
+            _RUNS.discard(run)
     return run.returncode, err
