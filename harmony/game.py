@@ -404,24 +404,60 @@ def played(model: Model, scenario_id: str) -> ScenarioResult:
     return cache[scenario_id]
 
 
+def played_errors(model: Model, scenario_id: str) -> list[Diagnostic]:
+    """The errors of :func:`played`: those of the result a process played before from the same
+    scenario text and rulesets (:func:`harmony.playcache.recall_errors`) when this model has
+    not played it, read without the whole result (which would import the game's modules).
+
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> m, _ = load(default_rules_data())
+    >>> played_errors(m, "rev-figure-1") == played(m, "rev-figure-1").errors == []
+    True
+    """
+    done = model.__dict__.get("_played", {})
+    if scenario_id not in done:
+        errors = _remembered_errors(model, scenario_id)
+        if errors is not None:
+            return errors
+    return played(model, scenario_id).errors
+
+
+def _remembered_errors(model: Model, scenario_id: str) -> list[Diagnostic] | None:
+    from . import playcache
+    k = _remembered_key(model, scenario_id)
+    return None if k is None else playcache.recall_errors(k)
+
+
+def _remembered_key(model: Model, scenario_id: str) -> str | None:
+    """The key under which :mod:`harmony.playcache` keeps this scenario's result, or None
+    where it is never kept (no such scenario, rulesets that do not resolve, a harmony's own
+    game)."""
+    from . import playcache
+    sc = model.scenarios.get(scenario_id)
+    if sc is None or not isinstance(sc.data, dict):
+        return None
+    names = sc.data.get("rulesets")
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        return None
+    try:
+        if scenario_game(model, sc).origin:
+            return None
+        rulesets = [ruleset_for(model, n) for n in names]
+    except (RulesetError, GameError):
+        return None
+    return playcache.key(sc, rulesets)
+
+
 def _remembered(model: Model, scenario_id: str) -> ScenarioResult:
     """:func:`run_scenario`, or its result as a process played it before from the same
     scenario text and the same resolved rulesets (:mod:`harmony.playcache`), for a
     built-in game."""
     from . import playcache
-    sc = model.scenarios.get(scenario_id)
-    if sc is None or not isinstance(sc.data, dict):
+    k = _remembered_key(model, scenario_id)
+    if k is None:
         return run_scenario(model, scenario_id)
-    names = sc.data.get("rulesets")
-    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
-        return run_scenario(model, scenario_id)
-    try:
-        if scenario_game(model, sc).origin:
-            return run_scenario(model, scenario_id)
-        rulesets = [ruleset_for(model, n) for n in names]
-    except (RulesetError, GameError):
-        return run_scenario(model, scenario_id)
-    k = playcache.key(sc, rulesets)
+    sc = model.scenarios[scenario_id]
     result = playcache.recall(k, sc)
     if result is None:
         result = run_scenario(model, scenario_id)
@@ -511,7 +547,7 @@ def check_scenarios(model: Model, report: Report) -> None:
         before = len(report.errors)
         check_scenario(model, sc, report)
         if len(report.errors) == before and _playable(model, sc):
-            for d in played(model, sc.id).errors:
+            for d in played_errors(model, sc.id):
                 if d.code in ("scenario-step", "scenario-setup", "scenario-game"):
                     report.diagnostics.append(d)
 

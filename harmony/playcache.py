@@ -42,6 +42,7 @@ import pickle
 from typing import Any, Callable
 
 from . import parsecache
+from .diagnostics import Diagnostic
 from .loader import file_text
 from .model import Scenario
 from .ruleset import Ruleset
@@ -51,19 +52,28 @@ _SCENARIO = "scenario"
 KIND = "played"
 #: The sub-folder of scenarios' parsed steps.
 STEPS = "steps"
+#: The sub-folder of what a result's errors are alone (:func:`recall_errors`).
+ERRORS = "played-errors"
+#: The sub-folder of a game's checks of scenarios (:func:`checked`).
+CHECKED = "checked"
 
 
 def key(sc: Scenario, rulesets: list[Ruleset]) -> str | None:
     """The key of ``sc`` played under ``rulesets``; None when its file's text is unknown
     (a scenario built in memory is never remembered)."""
+    return _of_file(b"scenario-result", sc, b"".join(rs.digest for rs in rulesets))
+
+
+def _of_file(what: bytes, sc: Scenario, more: bytes = b"") -> str | None:
+    """The key of ``what`` of ``sc`` that only its file decides (its text, shown path and id),
+    harmony's code and ``more``; None for a scenario whose file's text is unknown."""
     text = file_text(sc.file) if sc.file else ""
     if not text:
         return None
-    h = hashlib.sha256(b"scenario-result\0" + parsecache.code_fingerprint())
+    h = hashlib.sha256(what + b"\0" + parsecache.code_fingerprint())
     for part in (sc.file, sc.id, text):
         h.update(part.encode("utf-8", "surrogateescape") + b"\0")
-    for rs in rulesets:
-        h.update(rs.digest)
+    h.update(more)
     return h.hexdigest()
 
 
@@ -90,9 +100,11 @@ class _Unpickler(pickle.Unpickler):
 
 
 def remember(k: str | None, result: Any) -> None:
-    """Keep ``result`` (a ScenarioResult of its own ``scenario``) under ``k``."""
+    """Keep ``result`` (a ScenarioResult of its own ``scenario``) under ``k``, and its errors
+    alone beside it (:func:`recall_errors`)."""
     if k is None:
         return
+    parsecache.put(k, list(result.errors), ERRORS)
     buf = io.BytesIO()
     try:
         _Pickler(buf, result.scenario).dump(result)
@@ -115,19 +127,60 @@ def recall(k: str | None, sc: Scenario) -> Any:
     return result if getattr(result, "scenario", None) is sc else None
 
 
+def recall_errors(k: str | None) -> list | None:
+    """The errors of the result kept under ``k`` (:class:`~harmony.diagnostics.Diagnostic` s),
+    or None on a miss. ``harmony check`` reads only a result's errors, and these unpickle
+    without a game's module (a whole result holds the game's own values: its steps' questions)."""
+    got = None if k is None else parsecache.get(k, ERRORS)
+    return got if isinstance(got, list) and all(isinstance(d, Diagnostic) for d in got) else None
+
+
+def checked(sc: Scenario, check: Callable[[Scenario], list]) -> list:
+    """``check(sc)``, the problems a game finds in a scenario without playing it, remembered
+    on disk (in ``checked/``) under what alone may decide them: the scenario file's text, its
+    shown path, the scenario's id and harmony's code. For a game's check that reads nothing but
+    the scenario (the hex wargame's: :func:`harmony.games.panzerblitz.checks.scenario_problems`),
+    so that a ``harmony check`` of scenarios checked before imports none of that check's code.
+    A scenario built in memory is checked every time.
+
+    >>> import os, tempfile
+    >>> from harmony.diagnostics import Pos
+    >>> os.environ["HARMONY_CACHE"] = tempfile.mkdtemp()
+    >>> folder = tempfile.mkdtemp()
+    >>> with open(os.path.join(folder, "s.yaml"), "w") as f: _ = f.write("scenarios: []\\n")
+    >>> sc = Scenario(id="s", file=os.path.join(folder, "s.yaml"))
+    >>> calls = []
+    >>> def check(sc):
+    ...     calls.append(sc.id)
+    ...     return [Diagnostic(Pos(sc.file, 1, 1), "error", "wrong", "code")]
+    >>> [d.message for d in checked(sc, check)], [d.message for d in checked(sc, check)], calls
+    (['wrong'], ['wrong'], ['s'])
+    >>> with open(sc.file, "w") as f: _ = f.write("scenarios: [] # edited\\n")
+    >>> _ = checked(sc, check); calls
+    ['s', 's']
+    >>> _ = checked(Scenario(id="s"), check); calls      # (built in memory: no file)
+    ['s', 's', 's']
+    >>> del os.environ["HARMONY_CACHE"]
+    """
+    k = _of_file(b"scenario-check", sc)
+    if k is None:
+        return check(sc)
+    got = parsecache.get(k, CHECKED)
+    if not isinstance(got, list) or not all(isinstance(d, Diagnostic) for d in got):
+        got = list(check(sc))
+        parsecache.put(k, got, CHECKED)
+    return got
+
+
 def parsed_steps(sc: Scenario, parse: Callable[[Scenario], Any]) -> Any:
     """``parse(sc)``, a scenario's steps read into typed values with their positions,
     remembered on disk (in ``steps/``) under what alone decides them: the scenario file's
     text, its shown path and the scenario's id, and harmony's code. A new process then
     unpickles them instead of reading them again (at 2,046 clauses, a fifth of a warm
     ``harmony check``). A scenario built in memory is read every time."""
-    text = file_text(sc.file) if sc.file else ""
-    if not text:
+    k = _of_file(b"parsed-steps", sc)
+    if k is None:
         return parse(sc)
-    h = hashlib.sha256(b"parsed-steps\0" + parsecache.code_fingerprint())
-    for part in (sc.file, sc.id, text):
-        h.update(part.encode("utf-8", "surrogateescape") + b"\0")
-    k = h.hexdigest()
     got = parsecache.get(k, STEPS)
     if got is None or type(got).__name__ != "ParsedSteps":
         got = parse(sc)

@@ -99,18 +99,28 @@ def test_an_edit_to_the_scenario_plays_it_again_with_its_new_positions(harmony_c
 
 def test_a_damaged_entry_is_a_miss_and_check_stays_clean(harmony_cache, rules_copy, new_process,
         monkeypatch):
+    """Every entry cut short (a played result, its errors alone, a scenario's check): each
+    scenario is checked and played again, and the check stays clean."""
+    from harmony.games.panzerblitz import checks
     model = clean_model(rules_copy)
-    for sid in model.scenarios:
-        game.played(model, sid)
-    entries = list((harmony_cache / playcache.KIND).rglob("*.pickle"))
-    assert entries
-    for p in entries:
-        p.write_bytes(p.read_bytes()[:40])
+    check_path(rules_copy)
+    kinds = (playcache.KIND, playcache.ERRORS, playcache.CHECKED)
+    entries = {kind: sorted((harmony_cache / kind).rglob("*.pickle")) for kind in kinds}
+    assert all(entries.values()), entries
+    for p in (p for kind in kinds for p in entries[kind]):
+        data = p.read_bytes()
+        p.write_bytes(data[:len(data) // 2])
     new_process()
     played = _plays(monkeypatch)
+    checked: list[str] = []
+    real = checks.scenario_problems
+    monkeypatch.setattr(checks, "scenario_problems", lambda sc: checked.append(sc.id) or real(sc))
     _, report = check_path(rules_copy)
     assert not report.errors and not report.warnings, report.to_text()
     assert sorted(played) == sorted(model.scenarios)    # every damaged entry played again
+    hex_wargame = sorted(sid for sid, sc in model.scenarios.items()
+                         if game.scenario_game(model, sc).name == "panzerblitz")
+    assert sorted(checked) == hex_wargame != []         # and checked again
 
 
 def test_an_entry_of_another_kind_under_the_key_is_a_miss(harmony_cache, rules_copy):
@@ -158,3 +168,37 @@ def test_parsed_steps_are_recalled_exactly_and_read_again_after_an_edit(harmony_
     moved = steps.steps_of(third.scenarios[STANDS_DOWN])
     assert read == [STANDS_DOWN]
     assert repr(moved) == repr(real(third.scenarios[STANDS_DOWN])) != repr(fresh[STANDS_DOWN])
+
+
+def test_a_second_check_finds_each_scenarios_problems_again_without_checking_or_playing_it(
+        harmony_cache, rules_copy, new_process, monkeypatch):
+    """What the hex wargame's check found in each scenario, and the errors of each play, come
+    back from disk in a new process: the same diagnostics at the same positions, with neither
+    the check nor the play run again. An edit to a scenario checks it again, at its new
+    positions."""
+    from harmony.games.panzerblitz import checks
+    woods = rules_copy / "scenarios" / "aiw-moving-in-woods.yaml"     # a step the engine refuses
+    woods.write_text(woods.read_text("utf-8") + "    - move: {unit: german-platoon, path: [D3]}\n", "utf-8")
+    stands = rules_copy / "scenarios" / f"{STANDS_DOWN}.yaml"          # a unit that is not there
+    stands.write_text(stands.read_text("utf-8") + "    - move: {unit: nobody, path: [D3]}\n", "utf-8")
+    _, first = check_path(rules_copy)
+    said = [(d.pos, d.severity, d.code, d.message) for d in first.diagnostics]
+    assert {"scenario-step", "unresolved-unit"} <= {d.code for d in first.errors}, first.to_text()
+
+    new_process()
+    played = _plays(monkeypatch)
+    checked: list[str] = []
+    real = checks.scenario_problems
+    monkeypatch.setattr(checks, "scenario_problems", lambda sc: checked.append(sc.id) or real(sc))
+    _, second = check_path(rules_copy)
+    assert [(d.pos, d.severity, d.code, d.message) for d in second.diagnostics] == said
+    assert played == [] and checked == []
+
+    stands.write_text("# a comment line moves every position down\n" + stands.read_text("utf-8"), "utf-8")
+    new_process()
+    _, third = check_path(rules_copy)
+    assert checked == [STANDS_DOWN]
+
+    def unresolved(report) -> list[tuple[int, int, str]]:
+        return [(d.pos.line, d.pos.col, d.message) for d in report.errors if d.code == "unresolved-unit"]
+    assert unresolved(third) == [(line + 1, col, message) for line, col, message in unresolved(first)] != []

@@ -24,14 +24,13 @@ from typing import Any, Callable
 
 from harmony.game import Explorer, Game
 
-from . import checks
 
-
-# What only playing, the examples, the site and the explorer use is imported when first
-# used: a ``harmony check`` whose scenarios were played before (harmony.playcache) checks
-# them (:mod:`.checks`) and never imports the engine; it draws nothing. The ruling explorer
-# runs this game in the browser, where each module imported costs its reading before the
-# first ruling: its module imports the YAML writer and jsonschema only where it needs them.
+# Each module is imported when first used: a ``harmony check`` whose scenarios were checked
+# and played before (harmony.playcache) reads what each check found and each play's errors,
+# and imports neither the engine nor the steps' reader nor the checks; it draws nothing.
+# The ruling explorer runs this game in the browser, where each module imported costs its
+# reading before the first ruling: its module imports the YAML writer and jsonschema only
+# where it needs them.
 def _namespace(model) -> dict[str, Any]:
     from .examples import namespace
     return namespace(model)
@@ -77,6 +76,21 @@ def _limits() -> dict:
     return limits()
 
 
+def _check_scenario(model, sc, report) -> None:
+    """:func:`.checks.check_scenario`, remembered by the scenario's file where it has one: the
+    scenario alone decides what it finds (the model given is not read)."""
+    if getattr(sc, "in_memory", False) or not sc.file:     # (the explorer's: no disk cache)
+        from .checks import check_scenario
+        return check_scenario(model, sc, report)
+    from harmony.playcache import checked
+    report.diagnostics.extend(checked(sc, _problems))
+
+
+def _problems(sc) -> list:
+    from .checks import scenario_problems
+    return scenario_problems(sc)
+
+
 def _catalogue(model) -> dict:
     import json
 
@@ -93,7 +107,7 @@ GAME = Game(
     name="panzerblitz",
     namespace=_namespace,
     play=_play,
-    check_scenario=checks.check_scenario,
+    check_scenario=_check_scenario,
     draw=_draw,
     explorer=Explorer(link_of=_link_of, style=_style, limits=_limits,
                       module="harmony.games.panzerblitz.explorer", catalogue=_catalogue,

@@ -6,7 +6,7 @@ scenarios were played before (:mod:`harmony.playcache`) never imports it.
 """
 from __future__ import annotations
 
-from harmony.diagnostics import Report
+from harmony.diagnostics import Diagnostic, Report
 from harmony.model import Model, Scenario
 from .hexgrid import Hex, adjacent
 from .los import has_los
@@ -73,7 +73,8 @@ def _check_order(order, units: dict, where: dict, side: str, hexmap: HexMap, uni
 def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
     """The problems of one scenario that the schema cannot see (steps, units, sides, hexes
     that do not resolve), without playing it: the hex wargame's part; its rulesets, clauses
-    and expected rulings are the core's (:func:`harmony.game.check_envelope`).
+    and expected rulings are the core's (:func:`harmony.game.check_envelope`). They are
+    :func:`scenario_problems`: the scenario alone decides them, not the rest of the model.
 
     >>> from harmony.model import Scenario
     >>> sc = Scenario(id="s", data={"rulesets": [], "map": {"columns": 3, "rows": 3},
@@ -83,6 +84,19 @@ def check_scenario(model: Model, sc: Scenario, report: Report) -> None:
     >>> [d.message for d in report.diagnostics]
     ['scenario s: hex D9 is off the map (3 columns, 3 rows)']
     """
+    report.diagnostics.extend(scenario_problems(sc))
+
+
+def scenario_problems(sc: Scenario) -> list[Diagnostic]:
+    """What :func:`check_scenario` finds in ``sc``, from the scenario alone (its data, its
+    positions and its steps), so that it may be remembered by the scenario's file
+    (:func:`harmony.playcache.checked`)."""
+    report = Report()
+    _find_problems(sc, report)
+    return report.diagnostics
+
+
+def _find_problems(sc: Scenario, report: Report) -> None:
     d = sc.data
     err = lambda pos, msg, code: report.error(pos, f"scenario {sc.id}: {msg}", code)  # noqa: E731
     lacking = [k for k in ("map", "units", "start") if k not in d]
