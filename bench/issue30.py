@@ -28,14 +28,17 @@ A benchmark, never a test: nothing here asserts a time. The table is printed and
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -112,20 +115,26 @@ def serve_rows(repeats: int) -> dict:
     return out
 
 
-def _bench(repeats: int):
+@contextlib.contextmanager
+def _bench(repeats: int) -> Iterator:
+    """bench/run.py's bench, its temporary folder (corpora, sites, caches) removed after."""
     import run as bench_run
-    return bench_run.Bench(SimpleNamespace(repeats=repeats, tree=str(ROOT), sizes=[], cold_max=0))
+    bench = bench_run.Bench(SimpleNamespace(repeats=repeats, tree=str(ROOT), sizes=[], cold_max=0))
+    try:
+        yield bench
+    finally:
+        shutil.rmtree(bench.tmp, ignore_errors=True)
 
 
 def build_rows(repeats: int) -> dict:
     import corpus
-    bench = _bench(repeats)
-    rules = bench.corpus(corpus.count_clauses(ROOT / "rules_data"))
-    ours, anchor, _ = bench.build_cold(rules, "issue30")
-    a, b = [], []
-    for _ in range(repeats):
-        a.append(ours())
-        b.append(anchor())
+    with _bench(repeats) as bench:
+        rules = bench.corpus(corpus.count_clauses(ROOT / "rules_data"))
+        ours, anchor, _ = bench.build_cold(rules, "issue30")
+        a, b = [], []
+        for _ in range(repeats):
+            a.append(ours())
+            b.append(anchor())
     out = {}
     for key, field in (("build-wall", "wall"), ("build-cpu", "cpu")):
         x = statistics.median(getattr(s, field) for s in a)
@@ -136,17 +145,17 @@ def build_rows(repeats: int) -> dict:
 
 def check_rows(repeats: int) -> dict:
     import corpus
-    bench = _bench(repeats)
     per_copy = corpus.count_clauses(ROOT / "rules_data")
     out = {}
-    for copies in (1, 10):
-        bench.args.sizes = [per_copy * copies]
-        bench.args.cold_max = 0
-        bench.rows = []
-        bench.row_check()
-        row = bench.rows[0]
-        out[f"check-{copies}"] = (row["ratio"], f"{row['ratio']:.2f}x ({row['ours']:.2f} s against "
-                                                f"{row['anchor']:.2f} s, {per_copy * copies} clauses)")
+    with _bench(repeats) as bench:
+        for copies in (1, 10):
+            bench.args.sizes = [per_copy * copies]
+            bench.args.cold_max = 0
+            bench.rows = []
+            bench.row_check()
+            row = bench.rows[0]
+            out[f"check-{copies}"] = (row["ratio"], f"{row['ratio']:.2f}x ({row['ours']:.2f} s against "
+                                                    f"{row['anchor']:.2f} s, {per_copy * copies} clauses)")
     return out
 
 

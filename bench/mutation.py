@@ -110,6 +110,10 @@ SUITES = {
     # session 14: the rulebooks' drawings printed as images (with --within
     # drawings_as_images,print_pdf)
     "rbrender": (("rbrender",), ("tests/test_rulebook.py",)),
+    # session 16: a scenario's check and a play's errors remembered (with --within
+    # played_errors,_remembered_errors,_remembered_key,_remembered for game.py)
+    "checked": (("playcache", "game", "pbgame"),
+                ("tests/test_playcache.py", "tests/test_imports.py")),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -283,7 +287,8 @@ WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/
          "navigation": "site/navigation.py", "generate": "site/generate.py", "build": "site/build.py",
          "sphinxapp": "site/sphinxapp.py", "svg": "games/panzerblitz/svg.py",
          "snapshot": "site/snapshot.py", "pyodidejob": "site/pyodidejob.py", "bytecode": "site/bytecode.py",
-         "explorer": "site/explorer.py", "rbrender": "rulebook/render.py"}
+         "explorer": "site/explorer.py", "rbrender": "rulebook/render.py", "playcache": "playcache.py",
+         "game": "game.py", "pbgame": "games/panzerblitz/__init__.py"}
 
 
 def rel_of(module: str) -> str:

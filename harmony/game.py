@@ -432,7 +432,17 @@ def _remembered_errors(model: Model, scenario_id: str) -> list[Diagnostic] | Non
 def _remembered_key(model: Model, scenario_id: str) -> str | None:
     """The key under which :mod:`harmony.playcache` keeps this scenario's result, or None
     where it is never kept (no such scenario, rulesets that do not resolve, a harmony's own
-    game)."""
+    game).
+
+    >>> from harmony.loader import load
+    >>> from harmony.usage import default_rules_data
+    >>> m, _ = load(default_rules_data())
+    >>> m.scenarios["unnamed"] = Scenario(id="unnamed", file=m.scenarios["rev-figure-1"].file, data={})
+    >>> [_remembered_key(m, sid) for sid in ("no-such-scenario", "unnamed")]
+    [None, None]
+    >>> len(_remembered_key(m, "rev-figure-1"))
+    64
+    """
     from . import playcache
     sc = model.scenarios.get(scenario_id)
     if sc is None or not isinstance(sc.data, dict):

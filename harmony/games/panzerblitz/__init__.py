@@ -78,8 +78,26 @@ def _limits() -> dict:
 
 def _check_scenario(model, sc, report) -> None:
     """:func:`.checks.check_scenario`, remembered by the scenario's file where it has one: the
-    scenario alone decides what it finds (the model given is not read)."""
-    if getattr(sc, "in_memory", False) or not sc.file:     # (the explorer's: no disk cache)
+    scenario alone decides what it finds (the model given is not read). A scenario built in
+    memory (the explorer's positions, ``in_memory``) is checked without the disk cache, whose
+    imports are not wanted in the browser.
+
+    >>> import os, tempfile
+    >>> from harmony.diagnostics import Report
+    >>> from harmony.model import Model, Scenario
+    >>> os.environ["HARMONY_CACHE"] = cache = tempfile.mkdtemp()
+    >>> class Position(Scenario): in_memory = True
+    >>> with tempfile.NamedTemporaryFile("w", suffix=".yaml", delete=False) as f:
+    ...     _ = f.write("# a file by the name the position gives, which it does not read\\n")
+    >>> sc = Position(id="p", file=f.name, data={"rulesets": [], "map": {"columns": 3, "rows": 3},
+    ...     "units": [{"id": "t", "side": "German", "at": "D9"}],
+    ...     "start": {"side": "German", "phase": "movement"}, "steps": [{"end": "phase"}]})
+    >>> report = Report(); _check_scenario(Model(), sc, report)
+    >>> [d.message for d in report.diagnostics], os.listdir(cache)
+    (['scenario p: hex D9 is off the map (3 columns, 3 rows)'], [])
+    >>> del os.environ["HARMONY_CACHE"]; os.unlink(f.name)
+    """
+    if getattr(sc, "in_memory", False):
         from .checks import check_scenario
         return check_scenario(model, sc, report)
     from harmony.playcache import checked
