@@ -11,6 +11,7 @@ import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -274,8 +275,6 @@ def test_a_build_whose_pyodide_work_is_remembered_makes_no_temporary_folder(ship
                                                                               monkeypatch):
     """The start file's folder is made only when a run starts Pyodide, and removed after;
     a build that finds the byte code and the snapshot remembered makes none."""
-    import tempfile
-
     from harmony.site import bytecode
     monkeypatch.setattr(bytecode._JOB, "memo", {})
     monkeypatch.setattr(snapshot._JOB, "memo", {})

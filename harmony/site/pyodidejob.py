@@ -113,28 +113,82 @@ def _end() -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
+#: the file that marks a folder :func:`scratch` made (its name holds the id of its process)
+MARK = ".harmony-scratch"
+
+
 @contextlib.contextmanager
 def scratch(prefix: str) -> Iterator[Path]:
-    """A temporary folder (``prefix`` starts its name), removed at the end of the block, or
-    as the process exits if the block never ends (its thread stopped with the process).
+    """A temporary folder (``prefix``, which starts with ``harmony-``, then this process's
+    id, start its name), removed at the end of the block, or as the process exits if the
+    block never ends (its thread stopped with the process); those left by a process killed
+    outright are removed by the next process that makes one (:func:`_sweep`).
 
     >>> with scratch("harmony-demo-") as d:
-    ...     d.is_dir(), d.name.startswith("harmony-demo-"), d in _FOLDERS
+    ...     d.is_dir(), d.name.startswith(f"harmony-demo-{os.getpid()}-"), d in _FOLDERS
     (True, True, True)
     >>> d.exists(), d in _FOLDERS
     (False, False)
     >>> with scratch("harmony-demo-") as d:
     ...     shutil.rmtree(d)          # (gone before the end of the block: no error)
     """
-    folder = Path(tempfile.mkdtemp(prefix=prefix))
+    assert re.fullmatch(r"harmony-[a-z]+-", prefix), prefix
+    _sweep()
+    folder = Path(tempfile.mkdtemp(prefix=f"{prefix}{os.getpid()}-"))
     with _UNDER_WAY:
         _FOLDERS.add(folder)
     try:
+        (folder / MARK).touch()
         yield folder
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         with _UNDER_WAY:
             _FOLDERS.discard(folder)
+
+
+#: the name of a :func:`scratch` folder: its prefix, its process's id, mkdtemp's letters
+_SCRATCH = re.compile(r"harmony-[a-z]+-([0-9]+)-[^/]+")
+
+
+def _sweep() -> None:
+    """Remove the folders that :func:`scratch` made in processes that are gone: a process
+    killed outright (SIGKILL, the kernel out of memory) runs no exit hook, and its start
+    file is 30 MB. A folder is removed only if this user owns it, it holds :data:`MARK`, and
+    no process has the id its name gives (an id taken again by another process leaves it,
+    for a later sweep)."""
+    if os.name != "posix":
+        return
+    try:
+        found = list(os.scandir(tempfile.gettempdir()))
+    except OSError:
+        return
+    for entry in found:
+        m = _SCRATCH.fullmatch(entry.name)
+        if m is None or int(m[1]) == os.getpid() or _running(int(m[1])):
+            continue
+        try:
+            if (entry.is_dir(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_uid == os.getuid()
+                    and os.path.isfile(os.path.join(entry.path, MARK))):
+                shutil.rmtree(entry.path, ignore_errors=True)
+        except OSError:
+            continue
+
+
+def _running(pid: int) -> bool:
+    """Whether a process has the id ``pid`` (one of another user's included).
+
+    >>> _running(os.getpid()), _running(2 ** 22 + 1)       # (above Linux's largest id)
+    (True, False)
+    >>> _running(10 ** 30)      # (no process can have it: not a name this module wrote, so kept)
+    True
+    """
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except (OSError, OverflowError):    # another user's (PermissionError), an id out of range
+        return True
+    return True
 
 
 class Job:
