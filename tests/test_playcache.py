@@ -14,6 +14,15 @@ STANDS_DOWN = "rev-interdictor-stands-down"
 RUN = game.run_scenario     # playing, never recalling (the tests count the calls)
 
 
+def _checks(monkeypatch) -> list[str]:
+    """The scenarios the hex wargame actually checks (not recalled) from now on."""
+    from harmony.games.panzerblitz import checks
+    checked: list[str] = []
+    real = checks.scenario_problems
+    monkeypatch.setattr(checks, "scenario_problems", lambda sc: checked.append(sc.id) or real(sc))
+    return checked
+
+
 def _plays(monkeypatch) -> list[str]:
     """The scenarios actually played (not recalled) from now on."""
     played: list[str] = []
@@ -101,7 +110,6 @@ def test_a_damaged_entry_is_a_miss_and_check_stays_clean(harmony_cache, rules_co
         monkeypatch):
     """Every entry cut short (a played result, its errors alone, a scenario's check): each
     scenario is checked and played again, and the check stays clean."""
-    from harmony.games.panzerblitz import checks
     model = clean_model(rules_copy)
     check_path(rules_copy)
     kinds = (playcache.KIND, playcache.ERRORS, playcache.CHECKED)
@@ -112,9 +120,7 @@ def test_a_damaged_entry_is_a_miss_and_check_stays_clean(harmony_cache, rules_co
         p.write_bytes(data[:len(data) // 2])
     new_process()
     played = _plays(monkeypatch)
-    checked: list[str] = []
-    real = checks.scenario_problems
-    monkeypatch.setattr(checks, "scenario_problems", lambda sc: checked.append(sc.id) or real(sc))
+    checked = _checks(monkeypatch)
     _, report = check_path(rules_copy)
     assert not report.errors and not report.warnings, report.to_text()
     assert sorted(played) == sorted(model.scenarios)    # every damaged entry played again
@@ -176,7 +182,6 @@ def test_a_second_check_finds_each_scenarios_problems_again_without_checking_or_
     back from disk in a new process: the same diagnostics at the same positions, with neither
     the check nor the play run again. An edit to a scenario checks it again, at its new
     positions."""
-    from harmony.games.panzerblitz import checks
     woods = rules_copy / "scenarios" / "aiw-moving-in-woods.yaml"     # a step the engine refuses
     woods.write_text(woods.read_text("utf-8") + "    - move: {unit: german-platoon, path: [D3]}\n", "utf-8")
     stands = rules_copy / "scenarios" / f"{STANDS_DOWN}.yaml"          # a unit that is not there
@@ -187,9 +192,7 @@ def test_a_second_check_finds_each_scenarios_problems_again_without_checking_or_
 
     new_process()
     played = _plays(monkeypatch)
-    checked: list[str] = []
-    real = checks.scenario_problems
-    monkeypatch.setattr(checks, "scenario_problems", lambda sc: checked.append(sc.id) or real(sc))
+    checked = _checks(monkeypatch)
     _, second = check_path(rules_copy)
     assert [(d.pos, d.severity, d.code, d.message) for d in second.diagnostics] == said
     assert played == [] and checked == []
