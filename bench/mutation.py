@@ -113,7 +113,7 @@ SUITES = {
     # session 16: a scenario's check and a play's errors remembered (with --within
     # played_errors,_remembered_errors,_remembered_key,_remembered for game.py)
     # and the scratch folders a process killed outright leaves, removed by the next (with
-    # --within scratch,_sweep,_running)
+    # --within scratch,_sweep)
     "scratch": (("pyodidejob",), ("tests/test_pyodidejob.py",)),
     "checked": (("playcache", "game", "pbgame"),
                 ("tests/test_playcache.py", "tests/test_imports.py")),

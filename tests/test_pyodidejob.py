@@ -70,7 +70,7 @@ def test_a_folder_of_another_users_process_is_kept(tmp_path, monkeypatch):
             raise PermissionError(1, "Operation not permitted")
         return kill(pid, sig)
     monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
-    monkeypatch.setattr(pyodidejob.os, "kill", refuse)
+    monkeypatch.setattr(os, "kill", refuse)          # (harmony.outdir asks it)
     with pyodidejob.scratch("harmony-pyc-"):
         pass
     assert folder.is_dir()

@@ -147,48 +147,24 @@ def scratch(prefix: str) -> Iterator[Path]:
 
 
 #: the name of a :func:`scratch` folder: its prefix, its process's id, mkdtemp's letters
-_SCRATCH = re.compile(r"harmony-[a-z]+-([0-9]+)-[^/]+")
+_SCRATCH = r"harmony-[a-z]+-([0-9]+)-.+"
 
 
 def _sweep() -> None:
-    """Remove the folders that :func:`scratch` made in processes that are gone: a process
-    killed outright (SIGKILL, the kernel out of memory) runs no exit hook, and its start
-    file is 30 MB. A folder is removed only if this user owns it, it holds :data:`MARK`, and
-    no process has the id its name gives (an id taken again by another process leaves it,
-    for a later sweep)."""
+    """Remove the folders that :func:`scratch` made in processes that are gone
+    (:func:`harmony.outdir.leftovers`): a process killed outright (SIGKILL, the kernel out
+    of memory) runs no exit hook, and its start file is 30 MB. A folder is removed only if
+    this user owns it and it holds :data:`MARK` (a process id taken again by another
+    process leaves its folder, for a later sweep)."""
     if os.name != "posix":
         return
-    try:
-        found = list(os.scandir(tempfile.gettempdir()))
-    except OSError:
-        return
-    for entry in found:
-        m = _SCRATCH.fullmatch(entry.name)
-        if m is None or int(m[1]) == os.getpid() or _running(int(m[1])):
-            continue
+    from ..outdir import leftovers
+    for entry in leftovers(Path(tempfile.gettempdir()), _SCRATCH):
         try:
-            if (entry.is_dir(follow_symlinks=False) and entry.stat(follow_symlinks=False).st_uid == os.getuid()
-                    and os.path.isfile(os.path.join(entry.path, MARK))):
-                shutil.rmtree(entry.path, ignore_errors=True)
+            if entry.is_dir() and entry.stat().st_uid == os.getuid() and (entry / MARK).is_file():
+                shutil.rmtree(entry, ignore_errors=True)
         except OSError:
             continue
-
-
-def _running(pid: int) -> bool:
-    """Whether a process has the id ``pid`` (one of another user's included).
-
-    >>> _running(os.getpid()), _running(2 ** 22 + 1)       # (above Linux's largest id)
-    (True, False)
-    >>> _running(10 ** 30)      # (no process can have it: not a name this module wrote, so kept)
-    True
-    """
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except (OSError, OverflowError):    # another user's (PermissionError), an id out of range
-        return True
-    return True
 
 
 class Job:
