@@ -415,18 +415,12 @@ def played_errors(model: Model, scenario_id: str) -> list[Diagnostic]:
     >>> played_errors(m, "rev-figure-1") == played(m, "rev-figure-1").errors == []
     True
     """
-    done = model.__dict__.get("_played", {})
-    if scenario_id not in done:
-        errors = _remembered_errors(model, scenario_id)
+    if scenario_id not in model.__dict__.get("_played", {}):
+        from . import playcache
+        errors = playcache.recall_errors(_remembered_key(model, scenario_id))
         if errors is not None:
             return errors
     return played(model, scenario_id).errors
-
-
-def _remembered_errors(model: Model, scenario_id: str) -> list[Diagnostic] | None:
-    from . import playcache
-    k = _remembered_key(model, scenario_id)
-    return None if k is None else playcache.recall_errors(k)
 
 
 def _remembered_key(model: Model, scenario_id: str) -> str | None:

@@ -131,7 +131,12 @@ def recall_errors(k: str | None) -> list | None:
     """The errors of the result kept under ``k`` (:class:`~harmony.diagnostics.Diagnostic` s),
     or None on a miss. ``harmony check`` reads only a result's errors, and these unpickle
     without a game's module (a whole result holds the game's own values: its steps' questions)."""
-    got = None if k is None else parsecache.get(k, ERRORS)
+    return _diagnostics(None if k is None else parsecache.get(k, ERRORS))
+
+
+def _diagnostics(got: Any) -> list | None:
+    """``got`` if it is a list of diagnostics (an entry of :data:`ERRORS` or :data:`CHECKED`
+    as written), else None (a miss)."""
     return got if isinstance(got, list) and all(isinstance(d, Diagnostic) for d in got) else None
 
 
@@ -165,8 +170,8 @@ def checked(sc: Scenario, check: Callable[[Scenario], list]) -> list:
     k = _of_file(b"scenario-check", sc)
     if k is None:
         return check(sc)
-    got = parsecache.get(k, CHECKED)
-    if not isinstance(got, list) or not all(isinstance(d, Diagnostic) for d in got):
+    got = _diagnostics(parsecache.get(k, CHECKED))
+    if got is None:
         got = list(check(sc))
         parsecache.put(k, got, CHECKED)
     return got

@@ -98,10 +98,11 @@ def _check_scenario(model, sc, report) -> None:
     >>> del os.environ["HARMONY_CACHE"]; os.unlink(f.name)
     """
     if getattr(sc, "in_memory", False):
-        from .checks import check_scenario
-        return check_scenario(model, sc, report)
-    from harmony.playcache import checked
-    report.diagnostics.extend(checked(sc, _problems))
+        problems = _problems(sc)
+    else:
+        from harmony.playcache import checked
+        problems = checked(sc, _problems)
+    report.diagnostics.extend(problems)
 
 
 def _problems(sc) -> list:
