@@ -33,12 +33,13 @@ def _import_quietly(module: str) -> None:
 
 def setup(app):
     _import_quietly("a11y_pygments")
-    from . import comparetable, directives, navigation, nodes, pdflinks, publish, roles, wrapping
+    from . import comparetable, directives, navigation, nodes, pdflinks, publish, roles, sidebar, wrapping
 
     nodes.setup(app)
     pdflinks.setup(app)
     roles.setup(app)
     navigation.setup(app)
+    sidebar.setup(app)
     directives.setup(app)
     comparetable.setup(app)
     publish.setup(app)

@@ -1,0 +1,163 @@
+"""The theme's sidebar made once a build (:mod:`harmony.site.sidebar`) is, on every page,
+the one Furo makes for that page itself: checked page by page against Furo's own, on a
+small Sphinx project that has every shape a table of contents takes, and on a harmony
+made by ``harmony init``."""
+from __future__ import annotations
+
+import shutil
+import textwrap
+from pathlib import Path
+
+from harmony.site import generate, sidebar
+from harmony.site.build import build_site
+
+#: a Sphinx extension that, after every other listener, compares the sidebar of each page
+#: with the one Furo makes for that page from Sphinx's own table of contents
+CHECKER = '''
+from furo.navigation import get_navigation_tree
+from harmony.site.sidebar import FURO_ASKS
+
+SEEN = []
+
+def check(app, pagename, templatename, context, doctree):
+    if "furo_navigation_tree" in context:
+        own = get_navigation_tree(app.builder._get_local_toctree(pagename, **FURO_ASKS))
+        SEEN.append((pagename, context["furo_navigation_tree"] == own, "current" in own))
+
+def setup(app):
+    app.connect("html-page-context", check, priority=900)
+    return {"parallel_read_safe": True}
+'''
+
+PAGES = {
+    "index": """\
+        Front
+        =====
+
+        .. toctree::
+           :caption: Parts
+
+           part/one
+           part/two
+           https://example.org/elsewhere
+
+        .. toctree::
+           :hidden:
+
+           part/deep/three
+           also
+        """,
+    "part/one": """\
+        One & only
+        ==========
+
+        .. toctree::
+
+           deep/three
+           deep/four
+        """,
+    "part/two": """\
+        Two
+        ===
+
+        .. toctree::
+
+           ../also
+        """,
+    "part/deep/three": "Three\n=====\n\nSection\n-------\n\ntext\n",
+    "part/deep/four": "Four\n====\n\n.. toctree::\n\n   five\n",
+    "part/deep/five": "Five\n====\n",
+    "also": "Also, listed twice\n==================\n",
+    "orphan": ":orphan:\n\nAlone\n=====\n",
+}
+
+
+def _checker(folder: Path) -> None:
+    (folder / "sidebar_check.py").write_text(CHECKER, encoding="utf-8")
+
+
+def _build_project(tmp_path: Path, monkeypatch) -> list[tuple[str, bool, bool]]:
+    import sys
+    from sphinx.application import Sphinx
+    src = tmp_path / "src"
+    for name, text in PAGES.items():
+        (src / f"{name}.rst").parent.mkdir(parents=True, exist_ok=True)
+        (src / f"{name}.rst").write_text(textwrap.dedent(text), encoding="utf-8")
+    _checker(src)
+    (src / "conf.py").write_text(
+        "import sys, os\nsys.path.insert(0, os.path.dirname(__file__))\n"
+        "extensions = ['harmony.site.sidebar', 'sidebar_check']\nhtml_theme = 'furo'\n", encoding="utf-8")
+    monkeypatch.syspath_prepend(str(src))
+    try:
+        import sidebar_check
+        app = Sphinx(str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
+                     status=None, warning=None, freshenv=True)
+        app.build()
+        return list(sidebar_check.SEEN)
+    finally:
+        sys.modules.pop("sidebar_check", None)
+
+
+def _made_here(monkeypatch) -> list[str]:
+    """The pages whose sidebar :func:`sidebar.for_page` made."""
+    made: list[str] = []
+    real = sidebar.for_page
+
+    def counted(tree, uri, *rest):
+        made.append(uri)
+        return real(tree, uri, *rest)
+    monkeypatch.setattr(sidebar, "for_page", counted)
+    return made
+
+
+def test_every_page_of_a_project_of_every_shape_has_furos_own_sidebar(tmp_path, monkeypatch):
+    """Captions, a hidden table, three levels, folders two deep, a page listed twice, a link
+    to another site, a title with an ampersand, a page in no table: each page's sidebar is
+    Furo's own for it, and was made here (not by Furo)."""
+    made = _made_here(monkeypatch)
+    seen = _build_project(tmp_path, monkeypatch)
+    pages = {name for name, _, _ in seen}
+    assert {"index", "part/deep/five", "also", "orphan", "genindex", "search"} <= pages
+    assert [name for name, same, _ in seen if not same] == []
+    assert sum(current for _, _, current in seen) >= 6       # pages whose branch is marked
+    # each page once, and two more on the first page: itself and the deepest, both checked
+    assert len(made) == len(seen) + 2 and "part/deep/five.html" in made
+
+
+def test_a_sidebar_made_wrong_is_found_on_the_first_page_and_furo_makes_every_page(tmp_path,
+                                                                                   monkeypatch):
+    """Should this module ever make a sidebar Furo would not (a new Furo or Sphinx), the
+    first page's check finds it and Furo makes every page of the build."""
+    made: list[str] = []
+
+    def wrong(tree, uri, *rest):
+        made.append(uri)
+        return "<ul></ul>"
+    monkeypatch.setattr(sidebar, "for_page", wrong)
+    seen = _build_project(tmp_path, monkeypatch)
+    assert len(seen) > 8 and all(same for _, same, _ in seen)
+    assert len(made) == 1       # the first page's check, and no more
+
+
+def test_every_page_of_a_harmony_of_ones_own_has_furos_own_sidebar(tmp_path, starter_rules, monkeypatch):
+    """The site as ``harmony build`` makes it (its page template, its generated pages)."""
+    site = tmp_path / "site"
+    shutil.copytree(generate.SITE, site)
+    _checker(site)
+    conf = site / "conf.py"
+    conf.write_text(conf.read_text("utf-8") + "\nimport sys as _sys, os as _os\n"
+                    "_sys.path.insert(0, _os.path.dirname(__file__))\nextensions.append('sidebar_check')\n",
+                    encoding="utf-8")
+    monkeypatch.syspath_prepend(str(site))
+    monkeypatch.setenv("HARMONY_PYODIDE", "")
+    made = _made_here(monkeypatch)
+    try:
+        import sidebar_check
+        build_site(starter_rules, tmp_path / "out", site_dir=site)
+        seen = list(sidebar_check.SEEN)
+    finally:
+        import sys
+        sys.modules.pop("sidebar_check", None)
+    assert len(seen) > 10 and [name for name, same, _ in seen if not same] == []
+    assert sum(current for _, _, current in seen) > 5
+    assert len(made) == len(seen) + 2
