@@ -119,6 +119,7 @@ SUITES = {
                 ("tests/test_playcache.py", "tests/test_imports.py")),
     # session 17: the theme's sidebar made once a build
     "sidebar": (("sidebar",), ("tests/test_sidebar.py",)),
+    "stemming": (("stemming",), ("tests/test_stemming.py",)),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -293,7 +294,8 @@ WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/
          "sphinxapp": "site/sphinxapp.py", "svg": "games/panzerblitz/svg.py",
          "snapshot": "site/snapshot.py", "pyodidejob": "site/pyodidejob.py", "bytecode": "site/bytecode.py",
          "explorer": "site/explorer.py", "rbrender": "rulebook/render.py", "playcache": "playcache.py",
-         "game": "game.py", "pbgame": "games/panzerblitz/__init__.py", "sidebar": "site/sidebar.py"}
+         "game": "game.py", "pbgame": "games/panzerblitz/__init__.py", "sidebar": "site/sidebar.py",
+         "stemming": "site/stemming.py"}
 
 
 def rel_of(module: str) -> str:

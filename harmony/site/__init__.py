@@ -33,13 +33,14 @@ def _import_quietly(module: str) -> None:
 
 def setup(app):
     _import_quietly("a11y_pygments")
-    from . import comparetable, directives, navigation, nodes, pdflinks, publish, roles, sidebar, wrapping
+    from . import comparetable, directives, navigation, nodes, pdflinks, publish, roles, sidebar, stemming, wrapping
 
     nodes.setup(app)
     pdflinks.setup(app)
     roles.setup(app)
     navigation.setup(app)
     sidebar.setup(app)
+    stemming.setup(app)
     directives.setup(app)
     comparetable.setup(app)
     publish.setup(app)
