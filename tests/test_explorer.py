@@ -623,3 +623,32 @@ def test_pyodide_files_are_remembered_on_disk_between_processes(tmp_path, monkey
                                                              "snapshot.js": changed["snapshot.js"]}
     assert len(list((cache / "pyodide").iterdir())) == 1
     bundle._pyodide_files.cache_clear()
+
+
+def test_a_build_into_a_new_folder_takes_the_pyodide_files_from_the_users_cache(tmp_path, monkeypatch,
+                                                                                shipped_model):
+    """The files made from Pyodide's are the same for every site: a build into another
+    folder, in a new process, reads them from the user's harmony cache; with that cache
+    off, each build keeps them in its own cache, beside its site."""
+    from types import SimpleNamespace
+    from harmony.site import build, explorer as bundle
+    from harmony.usage import default_rules_data
+    rules = default_rules_data()
+    monkeypatch.setenv("HARMONY_PYODIDE", str(_fake_pyodide(tmp_path / "pyodide", b"\0asm one")))
+    monkeypatch.setenv("HARMONY_CACHE", str(tmp_path / "user"))
+
+    def made(site: str) -> dict[str, bytes]:
+        bundle._pyodide_files.cache_clear()       # as in a new process
+        build._bundle(shipped_model, rules, tmp_path / f".{site}.harmony-cache", tmp_path / site,
+                      SimpleNamespace(explorer="", extras=[]))
+        return {p.name: p.read_bytes() for p in sorted((tmp_path / site / bundle.FOLDER).iterdir())}
+    first = made("a")
+    assert len(list((tmp_path / "user" / "explorer" / "pyodide").iterdir())) == 1
+    with monkeypatch.context() as m:
+        m.setattr(bundle, "_make_pyodide_files", lambda _folder: pytest.fail("made again though kept"))
+        assert made("b") == first
+    monkeypatch.setenv("HARMONY_CACHE", "off")
+    assert made("c") == first
+    assert len(list((tmp_path / ".c.harmony-cache" / "pyodide").iterdir())) == 1
+    assert not (tmp_path / ".a.harmony-cache").exists() and not (tmp_path / ".b.harmony-cache").exists()
+    bundle._pyodide_files.cache_clear()

@@ -65,7 +65,7 @@ from pathlib import Path
 
 from .. import game
 from ..check import check_path
-from .. import outdir
+from .. import outdir, parsecache
 from ..diagnostics import Report
 from ..trust import Trust
 from ..rulebook import site as rulebook_site
@@ -452,8 +452,12 @@ def print_jobs(model) -> list[printer.Job]:
 
 
 def _bundle(model, rules, cache: Path, html: Path, result: BuildResult) -> None:
-    """Write the explorer's bundle into ``html`` (and remove what it no longer holds)."""
-    bundle = explorer.plan(model, rules, cache=cache)
+    """Write the explorer's bundle into ``html`` (and remove what it no longer holds). The
+    files made from Pyodide's are the same for every site: they are kept in the user's
+    harmony cache, so that a build into a new folder does not compress 10 MB again (else,
+    with that cache off, in the build's)."""
+    shared = parsecache.folder("explorer")
+    bundle = explorer.plan(model, rules, cache=cache if shared is None else shared)
     result.explorer = bundle.note
     for name, data in sorted(bundle.files.items()):
         if write_if_changed(html / explorer.FOLDER / name, data):

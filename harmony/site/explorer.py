@@ -522,8 +522,8 @@ def bundle_files(pyodide: Path, model: Model, rules: str | os.PathLike,
 def plan(model: Model, rules: str | os.PathLike, env: Mapping[str, str] | None = None,
          cache: str | os.PathLike | None = None) -> Bundle:
     """The bundle to write into ``_explorer/`` of the site (no files when no Pyodide is
-    found), and the one line the build prints about it; ``cache``: the build's cache
-    folder, where the files made from Pyodide's are remembered between processes.
+    found), and the one line the build prints about it; ``cache``: the folder where the
+    files made from Pyodide's are remembered between processes.
 
     >>> from harmony.loader import load
     >>> from harmony.usage import default_rules_data
