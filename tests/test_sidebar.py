@@ -161,3 +161,29 @@ def test_every_page_of_a_harmony_of_ones_own_has_furos_own_sidebar(tmp_path, sta
     assert len(seen) > 10 and [name for name, same, _ in seen if not same] == []
     assert sum(current for _, _, current in seen) > 5
     assert len(made) == len(seen) + 2
+
+
+def test_only_furos_first_question_of_a_page_gets_the_front_pages_table():
+    """The page's own table answers every other question, and Furo's asked again; a theme
+    other than Furo, or another builder, is left alone."""
+    from types import SimpleNamespace
+    asked: list[dict] = []
+
+    def own(**kwargs):
+        asked.append(kwargs)
+        return "own"
+
+    def app(theme="furo", builder="html"):
+        return SimpleNamespace(builder=SimpleNamespace(name=builder, _get_local_toctree=lambda doc, **kw: f"{doc}'s"),
+                               config=SimpleNamespace(html_theme=theme, root_doc="index"))
+    context = {"toctree": own}
+    sidebar._Sidebar().before(app(), "a/b", "page.html", context, None)
+    ask = context["toctree"]
+    assert ask(maxdepth=2) == "own"
+    assert ask(**sidebar.FURO_ASKS) == "index's"
+    assert ask(**sidebar.FURO_ASKS) == "own"
+    assert asked == [{"maxdepth": 2}, sidebar.FURO_ASKS]
+    for other in (app(theme="alabaster"), app(builder="epub")):
+        context = {"toctree": own}
+        sidebar._Sidebar().before(other, "a/b", "page.html", context, None)
+        assert context == {"toctree": own}

@@ -58,6 +58,14 @@ def parse(html: str) -> Tree | None:
     True
     >>> parse('<ul><li><a href="x.html">X</a></ul>') is None
     True
+    >>> parse('</ul>') is None, parse('<ul><li></ul></li>') is None
+    (True, True)
+
+    Cut and joined again, it is the same text:
+
+    >>> html = '\\n<ul class="x"><li><input type="checkbox"/>a &amp; b</li></ul>\\n'
+    >>> "".join(parse(html).parts) == html
+    True
     """
     parts: list[str] = []
     tree = Tree(parts)
@@ -87,27 +95,26 @@ def parse(html: str) -> Tree | None:
             tree.checkbox[stack[-1][1]] = here
         if name not in _VOID and not rest.rstrip().endswith("/"):
             stack.append((name, here))
-    if at < len(html):
+    if html[at:]:
         parts.append(html[at:])
     return None if stack else tree
 
 
 def _with_class(tag: str, add: str, before: str | None = None, first: bool = False) -> str:
     """``tag`` (the text of a start tag) with class ``add`` put in: first, before the class
-    ``before`` when it ends the list, or last; a tag with no class gets one, where Furo's
-    HTML (attributes in alphabetical order) would have it.
+    ``before`` when it ends the list, or last; a tag with no class gets one at its end (as
+    Furo's HTML has it for Sphinx's lists, which have no other attribute).
 
     >>> _with_class('<li class="toctree-l1 has-children">', "current", before="has-children")
     '<li class="toctree-l1 current has-children">'
     >>> _with_class('<a class="reference internal" href="x.html">', "current", first=True)
     '<a class="current reference internal" href="x.html">'
-    >>> _with_class('<ul>', "current")
-    '<ul class="current">'
+    >>> _with_class('<ul>', "current"), _with_class('<hr/>', "current")
+    ('<ul class="current">', '<hr class="current"/>')
     """
     m = re.search(r'\sclass="([^"]*)"', tag)
     if m is None:
-        end = len(tag) - (2 if tag.endswith("/>") else 1)
-        return f'{tag[:end]} class="{add}"{tag[end:]}'
+        return f'{tag[:_end(tag)]} class="{add}"{tag[_end(tag):]}'
     classes = m.group(1).split()
     if first:
         classes.insert(0, add)
@@ -118,10 +125,21 @@ def _with_class(tag: str, add: str, before: str | None = None, first: bool = Fal
     return f'{tag[:m.start(1)]}{" ".join(classes)}{tag[m.end(1):]}'
 
 
+def _end(tag: str) -> int:
+    """Where the attributes of a start tag end: before ``/>`` or ``>``."""
+    return len(tag) - (2 if tag.endswith("/>") else 1)
+
+
 def _checked(tag: str) -> str:
-    """Furo's checkbox ticked: ``checked=""`` where bs4 (attributes sorted) writes it."""
+    """Furo's checkbox ticked: ``checked=""`` where bs4 (attributes sorted) writes it.
+
+    >>> _checked('<input aria-label="T" class="toctree-checkbox" id="c1"/>')
+    '<input aria-label="T" checked="" class="toctree-checkbox" id="c1"/>'
+    >>> _checked('<input aria-label="T"/>')
+    '<input aria-label="T" checked=""/>'
+    """
     m = re.search(r'\s(class|id|name|role|type)="', tag)
-    at = m.start() if m else len(tag) - (2 if tag.endswith("/>") else 1)
+    at = m.start() if m else _end(tag)
     return f'{tag[:at]} checked=""{tag[at:]}'
 
 
@@ -158,7 +176,7 @@ def for_page(tree: Tree, uri: str, relative: Callable[[str, str], str],
         if is_url(href):
             continue
         moved = relative(uri, href) or "#"
-        parts[i] = parts[i].replace(f'href="{href}"', f'href="{moved}"', 1)
+        parts[i] = parts[i].replace(f'href="{href}"', f'href="{moved}"')
         if href == uri:
             parts[i] = _with_class(parts[i], "current", first=True)
             current.update(around)
@@ -246,7 +264,19 @@ def _furo(own, app, pagename: str) -> str:
 def _deepest(env) -> str | None:
     """The page with the most tables of contents above it (in a folder, if one is; the
     first such by name): the first page of a build is checked against Furo's and so is
-    this one."""
+    this one.
+
+    >>> from types import SimpleNamespace
+    >>> _deepest(SimpleNamespace(toctree_includes={"index": ["a", "b/c", "z"], "b/c": ["b/d"],
+    ...                                            "a": ["e"], "b/d": ["b/e"]}))
+    'b/e'
+    >>> _deepest(SimpleNamespace(toctree_includes={"index": ["a", "b/c"]}))
+    'b/c'
+    >>> _deepest(SimpleNamespace(toctree_includes={"x": ["y"], "y": ["x"]}))   # a loop ends
+    'x'
+    >>> _deepest(SimpleNamespace(toctree_includes={})) is None
+    True
+    """
     parents: dict[str, str] = {}
     for parent, children in sorted(env.toctree_includes.items()):
         for child in children:
