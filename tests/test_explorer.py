@@ -647,8 +647,11 @@ def test_a_build_into_a_new_folder_takes_the_pyodide_files_from_the_users_cache(
     with monkeypatch.context() as m:
         m.setattr(bundle, "_make_pyodide_files", lambda _folder: pytest.fail("made again though kept"))
         assert made("b") == first
+    kept = tmp_path / "user" / "explorer" / "pyodide"
+    (next(kept.iterdir()) / "runtime.js").unlink()     # as another build replaces them
+    assert made("d") == first and (next(kept.iterdir()) / "runtime.js").is_file()
     monkeypatch.setenv("HARMONY_CACHE", "off")
     assert made("c") == first
     assert len(list((tmp_path / ".c.harmony-cache" / "pyodide").iterdir())) == 1
-    assert not (tmp_path / ".a.harmony-cache").exists() and not (tmp_path / ".b.harmony-cache").exists()
+    assert not any((tmp_path / f".{site}.harmony-cache").exists() for site in "abd")
     bundle._pyodide_files.cache_clear()

@@ -422,10 +422,10 @@ def _pyodide_files(folder: str, stamp: tuple, cache: str | None = None) -> dict[
     module's code, so a change to how they are made makes them again."""
     stored = _stored_pyodide(folder, stamp, cache)
     if stored is not None:
-        found = {name: (stored / name).read_bytes() for name in PYODIDE_OUT
-                 if (stored / name).is_file()}
-        if len(found) == len(PYODIDE_OUT):
-            return found
+        try:   # (the cache is the user's, shared by every build: another may be replacing it)
+            return {name: (stored / name).read_bytes() for name in PYODIDE_OUT}
+        except OSError:
+            pass
     files = _make_pyodide_files(Path(folder))
     if stored is not None:
         _store(stored, files)
