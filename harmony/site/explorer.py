@@ -460,6 +460,9 @@ def _store(folder: Path, files: dict[str, bytes]) -> None:
         for old in folder.parent.iterdir():   # one Pyodide's files are kept, not every one's
             if old.name != folder.name and not old.name.startswith(".tmp-"):
                 shutil.rmtree(old, ignore_errors=True)
+        if folder.exists():                   # one that lacks a file: ours in its place
+            os.replace(folder, aside := tmp.with_name(tmp.name + "-old"))
+            shutil.rmtree(aside, ignore_errors=True)
         os.replace(tmp, folder)
     except OSError:
         if tmp is not None:
