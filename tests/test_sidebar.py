@@ -76,7 +76,9 @@ def _checker(folder: Path) -> None:
     (folder / "sidebar_check.py").write_text(CHECKER, encoding="utf-8")
 
 
-def _build_project(tmp_path: Path, monkeypatch) -> list[tuple[str, bool, bool]]:
+def _build_project(tmp_path: Path, monkeypatch, then=None) -> list[tuple[str, bool, bool]]:
+    """Build the project; ``then(src, app, seen)``, if given, runs before the checker is
+    forgotten (to edit and build again in the same application)."""
     import sys
     from sphinx.application import Sphinx
     src = tmp_path / "src"
@@ -93,6 +95,8 @@ def _build_project(tmp_path: Path, monkeypatch) -> list[tuple[str, bool, bool]]:
         app = Sphinx(str(src), str(src), str(tmp_path / "out"), str(tmp_path / "doctrees"), "html",
                      status=None, warning=None, freshenv=True)
         app.build()
+        if then is not None:
+            then(src, app, sidebar_check.SEEN)
         return list(sidebar_check.SEEN)
     finally:
         sys.modules.pop("sidebar_check", None)
@@ -122,6 +126,36 @@ def test_every_page_of_a_project_of_every_shape_has_furos_own_sidebar(tmp_path, 
     assert sum(current for _, _, current in seen) >= 6       # pages whose branch is marked
     # each page once, and two more on the first page: itself and the deepest, both checked
     assert len(made) == len(seen) + 2 and "part/deep/five.html" in made
+
+
+def test_a_build_in_the_same_process_with_the_same_front_table_is_not_checked_again(tmp_path, monkeypatch):
+    """``harmony serve``'s next preview: a page's text edited, the tables as they were, is
+    not checked against Furo's again; a title edited changes the front page's table, and
+    the next build is."""
+    checks: list[str] = []
+    real = sidebar._furo
+
+    def counted(own, app, pagename):
+        checks.append(pagename)
+        return real(own, app, pagename)
+    monkeypatch.setattr(sidebar, "_furo", counted)
+    rounds: list[tuple[int, int, bool]] = []
+
+    def edit_and_build(src, app, seen):
+        for old, new in (("Section\n-------\n\ntext\n", "Section\n-------\n\nother text\n"),
+                         ("Five\n====\n", "Five, retitled\n==============\n")):
+            page = src / "part" / "deep" / ("three.rst" if "text" in old else "five.rst")
+            page.write_text(page.read_text("utf-8").replace(old, new), encoding="utf-8")
+            before, seen_before = len(checks), len(seen)
+            app.build()
+            rounds.append((len(checks) - before, len(seen) - seen_before,
+                           all(same for _, same, _ in seen[seen_before:])))
+    seen = _build_project(tmp_path, monkeypatch, edit_and_build)
+    first = len(checks) - sum(r[0] for r in rounds)       # the first build's checks
+    assert first == 2 and all(same for _, same, _ in seen)
+    (text_checks, text_pages, text_same), (title_checks, title_pages, title_same) = rounds
+    assert text_pages >= 1 and text_checks == 0 and text_same
+    assert title_pages >= 1 and title_checks == 2 and title_same
 
 
 def test_a_sidebar_made_wrong_is_found_on_the_first_page_and_furo_makes_every_page(tmp_path,

@@ -14,9 +14,10 @@ made each page's here by moving its links and marking the page's branch
 (:func:`for_page`), as Sphinx and Furo would.
 
 The first page each build checks this against Furo's own table, for itself and for the
-page deepest in the tables of contents; on any difference, every page of that build gets
-Furo's own (so a change of Furo or Sphinx can cost speed, never a wrong sidebar). Only
-the HTML builder with the Furo theme is touched.
+page deepest in the tables of contents (unless the front page's table is the one checked
+last in this process: ``harmony serve``'s previews); on any difference, every page of
+that build gets Furo's own (so a change of Furo or Sphinx can cost speed, never a wrong
+sidebar). Only the HTML builder with the Furo theme is touched.
 """
 from __future__ import annotations
 
@@ -198,6 +199,9 @@ class _Sidebar:
         #: None: not yet known this build; False: Furo makes every page's
         self.trusted: bool | None = None
         self.front = ""
+        #: the last front page's table checked, and what was found: a build whose front
+        #: page's table is the same (``harmony serve``'s next preview) is not checked again
+        self.checked: tuple[str, Tree | None, bool] | None = None
 
     def reset(self, *_: Any) -> None:
         self.tree, self.trusted, self.front = None, None, ""
@@ -229,11 +233,14 @@ class _Sidebar:
         made = context.get("furo_navigation_tree")
         if not isinstance(made, str):
             return
+        if self.trusted is None and self.checked is not None and self.checked[0] == self.front:
+            _, self.tree, self.trusted = self.checked
         if self.trusted is None:
             self.tree = parse(made)
             self.trusted = self.tree is not None and all(
                 self.page(app, name) == _furo(own if name == pagename else None, app, name)
                 for name in (pagename, _deepest(app.env)) if name)
+            self.checked = (self.front, self.tree, self.trusted)
         if self.trusted:
             context["furo_navigation_tree"] = self.page(app, pagename)
         else:
