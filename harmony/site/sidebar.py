@@ -8,10 +8,10 @@ For the 64 pages of the shipped rules that was 3.5 s of a 13 s build: a quarter 
 
 Yet the tables of two pages differ only in two ways: where their links are relative to,
 and which branch leads to the page itself (Sphinx marks it ``current``; Furo then ticks
-its checkboxes and marks the last entry of it ``current-page``). So the front page's
-table, as Furo makes it (:func:`_Sidebar.before`: Furo's own lookup, made once a build), is
-made each page's here by moving its links and marking the page's branch
-(:func:`for_page`), as Sphinx and Furo would.
+its checkboxes and marks the last entry of it ``current-page``). So Furo makes the front
+page's sidebar once a build (its lookup is answered with the front page's table:
+:meth:`_Sidebar.before`), and each page's sidebar is made from that one by moving its
+links and marking the page's branch (:func:`for_page`), as Sphinx and Furo would.
 
 The first page each build checks this against Furo's own table, for itself and for the
 page deepest in the tables of contents (unless the front page's table is the one checked
