@@ -8,6 +8,8 @@ import shutil
 import textwrap
 from pathlib import Path
 
+import pytest
+
 from harmony.site import generate, sidebar
 from harmony.site.build import build_site
 
@@ -173,8 +175,12 @@ def test_a_sidebar_made_wrong_is_found_on_the_first_page_and_furo_makes_every_pa
     assert len(made) == 1       # the first page's check, and no more
 
 
-def test_every_page_of_a_harmony_of_ones_own_has_furos_own_sidebar(tmp_path, starter_rules, monkeypatch):
-    """The site as ``harmony build`` makes it (its page template, its generated pages)."""
+@pytest.mark.parametrize("harmony", ["shipped", "made by harmony init"])
+def test_every_page_of_a_harmony_site_has_furos_own_sidebar(tmp_path, monkeypatch, request, harmony):
+    """The site as ``harmony build`` makes it (its page template, its generated pages), of
+    the shipped rules and of a harmony of one's own."""
+    from harmony.usage import default_rules_data
+    rules = default_rules_data() if harmony == "shipped" else request.getfixturevalue("starter_rules")
     site = tmp_path / "site"
     shutil.copytree(generate.SITE, site)
     _checker(site)
@@ -187,7 +193,7 @@ def test_every_page_of_a_harmony_of_ones_own_has_furos_own_sidebar(tmp_path, sta
     made = _made_here(monkeypatch)
     try:
         import sidebar_check
-        build_site(starter_rules, tmp_path / "out", site_dir=site)
+        build_site(rules, tmp_path / "out", site_dir=site)
         seen = list(sidebar_check.SEEN)
     finally:
         import sys
