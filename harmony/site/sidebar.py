@@ -25,6 +25,9 @@ import re
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
+from sphinx.util import url_re
+from sphinx.util.osutil import relative_uri
+
 #: what Furo asks Sphinx for (furo._compute_navigation_tree)
 FURO_ASKS = {"collapse": False, "titles_only": True, "maxdepth": -1, "includehidden": True}
 
@@ -192,28 +195,35 @@ def for_page(tree: Tree, uri: str, relative: Callable[[str, str], str],
 
 
 class _Sidebar:
-    """One Sphinx application's sidebars: the front page's, parsed once a build."""
+    """One Sphinx application's sidebars: the front page's table, asked once a build, and
+    the last one checked against Furo's with what was found."""
 
     def __init__(self) -> None:
-        self.tree: Tree | None = None
-        #: None: not yet known this build; False: Furo makes every page's
-        self.trusted: bool | None = None
+        #: this build's front page's table (Sphinx's HTML, before Furo's checkboxes)
         self.front = ""
-        #: the last front page's table checked, and what was found: a build whose front
-        #: page's table is the same (``harmony serve``'s next preview) is not checked again
-        self.checked: tuple[str, Tree | None, bool] | None = None
+        #: the last front page's table checked, and its sidebar cut (None: Furo's own did not
+        #: match, so Furo makes every page): a build whose front page's table is the same
+        #: (``harmony serve``'s next preview) is not checked again
+        self.checked: tuple[str, Tree | None] | None = None
 
     def reset(self, *_: Any) -> None:
-        self.tree, self.trusted, self.front = None, None, ""
+        self.front = ""
+
+    def _tree(self) -> Tree | None | bool:
+        """The front page's sidebar cut, if checked and found right; None if checked and
+        found wrong; False if this build's front page's table is not checked yet."""
+        return self.checked[1] if self.checked is not None and self.checked[0] == self.front else False
 
     def before(self, app, pagename: str, templatename: str, context: dict, doctree) -> None:
         """Ahead of Furo (priority 400): Furo's lookup of the table answers with the front
         page's, so that Furo makes (and keeps: it remembers by the HTML) one sidebar."""
         own = context.get("toctree")
-        if own is None or self.trusted is False or not _applies(app):
+        if own is None or not _applies(app):
             return
         if not self.front:
             self.front = app.builder._get_local_toctree(app.config.root_doc, **FURO_ASKS)
+        if self._tree() is None:
+            return
         front, asked = self.front, [False]
 
         def toctree(**kwargs):
@@ -233,25 +243,22 @@ class _Sidebar:
         made = context.get("furo_navigation_tree")
         if not isinstance(made, str):
             return
-        if self.trusted is None and self.checked is not None and self.checked[0] == self.front:
-            _, self.tree, self.trusted = self.checked
-        if self.trusted is None:
-            self.tree = parse(made)
-            self.trusted = self.tree is not None and all(
-                self.page(app, name) == _furo(own if name == pagename else None, app, name)
+        tree = self._tree()
+        if tree is False:
+            cut = parse(made)
+            right = cut is not None and all(
+                _page(cut, app, name) == _furo(own if name == pagename else None, app, name)
                 for name in (pagename, _deepest(app.env)) if name)
-            self.checked = (self.front, self.tree, self.trusted)
-        if self.trusted:
-            context["furo_navigation_tree"] = self.page(app, pagename)
-        else:
-            context["furo_navigation_tree"] = _furo(own, app, pagename)
+            self.checked = (self.front, cut if right else None)
+            tree = self._tree()
+        context["furo_navigation_tree"] = (_page(tree, app, pagename) if isinstance(tree, Tree)
+                                           else _furo(own, app, pagename))
 
-    def page(self, app, pagename: str) -> str:
-        from sphinx.util import url_re
-        from sphinx.util.osutil import relative_uri
-        assert self.tree is not None
-        return for_page(self.tree, app.builder.get_target_uri(pagename), relative_uri,
-                        lambda href: url_re.match(href) is not None)
+
+def _page(tree: Tree, app, pagename: str) -> str:
+    """:func:`for_page` for a page of the build."""
+    return for_page(tree, app.builder.get_target_uri(pagename), relative_uri,
+                    lambda href: url_re.match(href) is not None)
 
 
 def _applies(app) -> bool:
