@@ -214,7 +214,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.command:
         p.print_help(sys.stderr)
         return 2
-    from .signals import terminated_as_exit
+    from .signals import Terminated, terminated_as_exit
     from .usage import UsageError
     try:
         with terminated_as_exit():     # (SIGTERM unwinds as Ctrl-C does: nothing left half-done)
@@ -222,6 +222,8 @@ def main(argv: list[str] | None = None) -> int:
     except UsageError as e:
         print(f"harmony {args.command}: error: {e}", file=sys.stderr)
         return 2
+    except Terminated as e:
+        return e.code
     except KeyboardInterrupt:
         return 130
     except BrokenPipeError:  # the reader went away (e.g. `| head`): nothing more to say

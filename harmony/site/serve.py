@@ -45,6 +45,7 @@ import urllib.parse
 from collections.abc import Collection
 from pathlib import Path
 
+from ..signals import Terminated
 from ..outdir import WriteFailed
 from ..trust import Trust
 from ..usage import UsageError
@@ -863,6 +864,8 @@ def serve(rules: Path, out: Path, port: int = 8000, interval: float = 0.5,
     print(f"serving http://127.0.0.1:{server.address[1]}/ (Ctrl-C stops)", flush=True)
     try:
         editing.run(changes, stop)
+    except Terminated:
+        raise       # (SIGTERM: the command ends with its status, 143)
     except KeyboardInterrupt:
         pass
     finally:
