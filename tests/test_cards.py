@@ -372,7 +372,7 @@ def test_a_measured_set_is_remembered_until_a_card_changes(model, tmp_path, monk
     monkeypatch.setenv("HARMONY_CACHE", str(tmp_path))
     cards = collect(model)[:2]   # laid out (bound=False): the cache of layouts is what is tested
     first = fit(cards, bound=False)
-    assert len(list(tmp_path.glob("cards-fit-*.json"))) == 1
+    assert len(list(tmp_path.glob("cards-fit/sets/*.json"))) == 1 and not list(tmp_path.glob("*.json"))
     calls = []
     real = fitmod.measure
     monkeypatch.setattr(fitmod, "measure", lambda *a: calls.append(a) or real(*a))
@@ -384,6 +384,39 @@ def test_a_measured_set_is_remembered_until_a_card_changes(model, tmp_path, monk
     calls.clear()
     fit(cards, bound=False)
     assert calls                                          # off: always measured
+
+
+def test_the_measuring_cache_stays_bounded(model, tmp_path, monkeypatch):
+    """The cards and sets remembered are pruned, the oldest written first, beyond
+    MAX_ENTRIES; the sets an older harmony kept at the top of the cache are removed then,
+    and nothing else there."""
+    fitmod = importlib.import_module("harmony.cards.fit")
+    monkeypatch.setenv("HARMONY_CACHE", str(tmp_path))
+    monkeypatch.setattr(fitmod, "MAX_ENTRIES", 5)
+    fits = fit(collect(model)[:1], bound=False)
+    shutil.rmtree(tmp_path / "cards-fit")
+    old_set = tmp_path / f"cards-fit-{'ab' * 32}.json"
+    others = [tmp_path / "cards-fit-notes.json", tmp_path / f"cards-fit-{'ab' * 32}.json.bak",
+              tmp_path / "parsed" / "ab" / f"{'ab' * 32}.json"]
+    for p in [old_set, *others]:
+        p.parent.mkdir(parents=True, exist_ok=True)
+        p.write_text("[]", encoding="utf-8")
+    cards = [f"c{i:x}1{'f' * 61}" for i in range(8)]          # none of them prunes
+    for i, key in enumerate(cards):
+        fitmod._card_write(key, fits[0])
+        os.utime(fitmod._card_path(key), (1_000 + i, 1_000 + i))   # written in this order
+    assert len(list(tmp_path.glob("cards-fit/*/*.json"))) == 8
+    fitmod._card_write(f"dd00{'e' * 60}", fits[0])               # one card in 256 prunes
+    kept = {p.name.removesuffix(".json") for p in tmp_path.glob("cards-fit/*/*.json")}
+    assert kept == {*cards[4:], f"dd00{'e' * 60}"}
+    assert fitmod._card_read(cards[7]) == fits[0] and fitmod._card_read(cards[0]) is None
+    assert old_set.exists()                                      # only a set's prune removes them
+    fitmod._cache_write(f"ee1{'0' * 61}", fits)                  # not one set in 16
+    assert old_set.exists() and fitmod._cache_read(f"ee1{'0' * 61}", 1) == fits
+    fitmod._cache_write(f"ee0{'0' * 61}", fits)
+    assert not old_set.exists() and all(p.exists() for p in others)
+    assert fitmod._cache_read(f"ee0{'0' * 61}", 1) == fits
+    assert len(list(tmp_path.glob("cards-fit/*/*.json"))) == 5   # pruned again, sets with cards
 
 
 def test_a_changed_card_is_measured_alone(model, tmp_path, monkeypatch):

@@ -39,11 +39,12 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
 
-from .. import htmlcache, paramtypes, resources
+from .. import htmlcache, paramtypes, parsecache, resources
 from ..parsecache import installed
 from ..diagnostics import Pos, Report
 from ..model import Model
@@ -277,7 +278,16 @@ def _fit(cards: list[CardView], size: str, bound: bool = True) -> list[Fit]:
 # steps, the WeasyPrint, Jinja and pydyf installations, and the installed font files (path, size,
 # time). A set's key is the list of its cards' keys: an unchanged set is one read, and in
 # a changed set only the changed cards are measured. A changed card, template or font
-# means a new key; old entries are simply never read again.
+# means a new key; old entries are never read again, and the oldest written are removed
+# beyond :data:`MAX_ENTRIES` (cards and sets together, in sub-folder ``cards-fit``).
+
+#: the card fits and card sets kept on disk at most (a card's is about 300 bytes, a set's a
+#: few kilobytes); beyond it, the oldest written are removed as new ones are written
+MAX_ENTRIES = 20_000
+_KIND = "cards-fit"
+#: where this cache kept each set before it kept them in ``cards-fit/sets/``: the top of the
+#: cache folder, never pruned (removed now, when sets are pruned)
+_OLD_SET = re.compile(r"cards-fit-[0-9a-f]{64}\.json")
 
 FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts", "~/.fonts")
 
@@ -347,57 +357,69 @@ def _layout_fingerprint() -> bytes:
 
 def _card_path(key: str) -> Path | None:
     folder = cache_dir()
-    return None if folder is None else folder / "cards-fit" / key[:2] / f"{key}.json"
+    return None if folder is None else folder / _KIND / key[:2] / f"{key}.json"
+
+
+def _set_path(key: str) -> Path | None:
+    folder = cache_dir()
+    return None if folder is None else folder / _KIND / "sets" / f"{key}.json"
+
+
+def _read(path: Path | None) -> Any:
+    """The JSON of ``path``, or None (no cache, no entry, or one cut short)."""
+    try:
+        return None if path is None else json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+
+
+def _write(path: Path | None, data: Any, prune: bool) -> None:
+    """Write ``data`` as the entry ``path`` whole (a reader finds the old one or the new one);
+    with ``prune``, then remove the oldest entries beyond :data:`MAX_ENTRIES`."""
+    if path is None:
+        return
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(data), encoding="utf-8")
+        os.replace(tmp, path)
+    except OSError:
+        return  # only a cache: a read-only home changes nothing but speed
+    if prune:
+        parsecache.prune(MAX_ENTRIES, _KIND, ".json")
 
 
 def _card_read(key: str) -> Fit | None:
-    p = _card_path(key)
-    if p is None:
-        return None
     try:
-        font, m = json.loads(p.read_text(encoding="utf-8"))
+        font, m = _read(_card_path(key))
         return Fit(font, Measure(*m))
-    except (OSError, ValueError, TypeError):
+    except (ValueError, TypeError):
         return None
 
 
 def _card_write(key: str, result: Fit) -> None:
-    p = _card_path(key)
-    if p is None:
-        return
-    try:
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(f".{p.name}.{os.getpid()}")
-        tmp.write_text(json.dumps([result.font, list(astuple(result.measure))]), encoding="utf-8")
-        os.replace(tmp, p)
-    except OSError:
-        pass  # only a cache
+    # the cache kept bounded now and then: one card written in 256
+    _write(_card_path(key), [result.font, list(astuple(result.measure))], prune=key[2:4] == "00")
 
 
 def _cache_read(key: str, count: int) -> list[Fit] | None:
-    folder = cache_dir()
-    if folder is None:
-        return None
     try:
-        data = json.loads((folder / f"cards-fit-{key}.json").read_text(encoding="utf-8"))
-        out = [Fit(font, Measure(*m)) for font, m in data]
-    except (OSError, ValueError, TypeError):
+        out = [Fit(font, Measure(*m)) for font, m in _read(_set_path(key))]
+    except (ValueError, TypeError):
         return None
     return out if len(out) == count else None
 
 
 def _cache_write(key: str, results: list[Fit]) -> None:
-    folder = cache_dir()
-    if folder is None:
-        return
-    data = [[r.font, list(astuple(r.measure))] for r in results]
-    try:
-        folder.mkdir(parents=True, exist_ok=True)
-        tmp = folder / f".cards-fit-{key}.{os.getpid()}"
-        tmp.write_text(json.dumps(data), encoding="utf-8")
-        os.replace(tmp, folder / f"cards-fit-{key}.json")
-    except OSError:
-        pass  # only a cache: a read-only home changes nothing but speed
+    path = _set_path(key)
+    _write(path, [[r.font, list(astuple(r.measure))] for r in results], prune=key[2] == "0")
+    if path is not None and key[2] == "0":   # one set written in 16 (a build writes one)
+        for old in path.parent.parent.parent.glob("cards-fit-*.json"):
+            if _OLD_SET.fullmatch(old.name):
+                try:
+                    old.unlink()
+                except OSError:
+                    pass   # another build's, removed first; or a read-only cache
 
 
 def overflow_message(card: CardView, result: Fit, size: str) -> str:
