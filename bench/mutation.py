@@ -120,6 +120,11 @@ SUITES = {
     # session 17: the theme's sidebar made once a build
     "sidebar": (("sidebar",), ("tests/test_sidebar.py",)),
     "stemming": (("stemming",), ("tests/test_stemming.py",)),
+    # session 18: the cards' measuring cache kept bounded (with --within
+    # _card_path,_set_path,_read,_write,_card_read,_card_write,_cache_read,_cache_write);
+    # SIGTERM let through doctest (signals.py whole; cli.py with --within main)
+    "fitcache": (("fit",), ("tests/test_cards.py",)),
+    "signals": (("signals", "cli"), ("tests/test_signals.py", "tests/test_fuzz.py")),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -295,7 +300,7 @@ WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/
          "snapshot": "site/snapshot.py", "pyodidejob": "site/pyodidejob.py", "bytecode": "site/bytecode.py",
          "explorer": "site/explorer.py", "rbrender": "rulebook/render.py", "playcache": "playcache.py",
          "game": "game.py", "pbgame": "games/panzerblitz/__init__.py", "sidebar": "site/sidebar.py",
-         "stemming": "site/stemming.py"}
+         "stemming": "site/stemming.py", "fit": "cards/fit.py", "signals": "signals.py", "cli": "cli.py"}
 
 
 def rel_of(module: str) -> str:

@@ -413,6 +413,7 @@ def test_the_measuring_cache_stays_bounded(model, tmp_path, monkeypatch):
     assert old_set.exists()                                      # only a set's prune removes them
     fitmod._cache_write(f"ee1{'0' * 61}", fits)                  # not one set in 16
     assert old_set.exists() and fitmod._cache_read(f"ee1{'0' * 61}", 1) == fits
+    assert len(list(tmp_path.glob("cards-fit/*/*.json"))) == 6   # nor pruned
     fitmod._cache_write(f"ee0{'0' * 61}", fits)
     assert not old_set.exists() and all(p.exists() for p in others)
     assert fitmod._cache_read(f"ee0{'0' * 61}", 1) == fits
