@@ -122,9 +122,9 @@ SUITES = {
     "stemming": (("stemming",), ("tests/test_stemming.py",)),
     # session 18: the cards' measuring cache kept bounded (with --within
     # _card_path,_set_path,_read,_write,_card_read,_card_write,_cache_read,_cache_write);
-    # SIGTERM let through doctest (signals.py whole; cli.py with --within main)
+    # SIGTERM let through doctest (signals.py)
     "fitcache": (("fit",), ("tests/test_cards.py",)),
-    "signals": (("signals", "cli"), ("tests/test_signals.py", "tests/test_fuzz.py")),
+    "signals": (("signals",), ("tests/test_signals.py", "tests/test_fuzz.py")),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,

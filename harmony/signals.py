@@ -33,13 +33,12 @@ class Terminated(KeyboardInterrupt):
     came while ``check`` or ``build`` ran a clause's example made that example fail, and
     the command went on to its end and exited 0.
 
-    >>> Terminated(143).code, isinstance(Terminated(143), KeyboardInterrupt)
+    >>> Terminated().code, isinstance(Terminated(), KeyboardInterrupt)
     (143, True)
     """
 
-    @property
-    def code(self) -> int:
-        return self.args[0] if self.args else 143
+    #: the exit status of a process that SIGTERM ended
+    code = 128 + signal.SIGTERM
 
 
 @contextlib.contextmanager
@@ -47,7 +46,7 @@ def terminated_as_exit() -> Iterator[None]:
     """While the block runs, SIGTERM raises :class:`Terminated` (in the main thread only:
     elsewhere signals are not this code's to handle, and the block runs as it is)."""
     def stop(signum, _frame):
-        raise Terminated(128 + signum)
+        raise Terminated(signal.Signals(signum).name)
     try:
         old = signal.signal(signal.SIGTERM, stop)
     except ValueError:
