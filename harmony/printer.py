@@ -179,6 +179,10 @@ def _work(jobs: Sequence[Job], store: Path, taken, conn: Connection, parent: int
     """A worker: take the next job until none is left, saying what it starts and finishes."""
     _die_with_parent(parent)
     signal.signal(signal.SIGINT, signal.SIG_IGN)   # Ctrl-C is the build's to handle
+    # SIGTERM ends a printer outright, whatever the build that forked it did with it (the
+    # command's is harmony.signals', which would unwind this process as Ctrl-C does and end
+    # it with a traceback): the build removes what it leaves
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
     while True:
         with taken.get_lock():
             index = taken.value

@@ -3,6 +3,7 @@ printed here, only what changed laid out again, and a printer that fails, dies o
 the build in one line, leaving no temporary file and the last site as it was."""
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import signal
@@ -16,6 +17,7 @@ from harmony.rulebook import site as rulebook_site
 from harmony import printer
 from harmony.site.build import PRINTED, BuildError, build_site, cache_dir
 from harmony.printer import Job, Printer, PrintFailed
+from harmony.signals import terminated_as_exit
 
 
 def fake(text: str, pages: int = 1) -> Job:
@@ -91,14 +93,17 @@ def test_a_printer_that_dies_is_noticed_and_its_temporary_file_removed(tmp_path)
     assert leftovers(tmp_path) == []
 
 
-def test_a_printer_that_hangs_is_stopped(tmp_path, monkeypatch):
+@pytest.mark.parametrize("command", [False, True])
+def test_a_printer_that_hangs_is_stopped(tmp_path, monkeypatch, command):
+    """Stopped by SIGTERM, outright, also when forked by a command (whose SIGTERM unwinds it as
+    Ctrl-C does, harmony.signals: a printer would then end with a traceback, or as failed)."""
     monkeypatch.setattr(printer, "TIMEOUT", 1.0)
 
     def hangs(html: str) -> tuple[bytes, int]:
         time.sleep(300)
         raise AssertionError("not reached")  # pragma: no cover
     p = Printer([Job("print/slow.pdf", lambda: "<p/>", hangs)], tmp_path, workers=1)
-    with p:
+    with terminated_as_exit() if command else contextlib.nullcontext(), p:
         process = p._workers[0].process
         with pytest.raises(PrintFailed, match=r"^printing print/slow.pdf made no progress in 1 s; stopped$"):
             p.wait()
