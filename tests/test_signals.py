@@ -12,23 +12,17 @@ from pathlib import Path
 
 import pytest
 
-from harmony.init import create
+from test_trust import started_with
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 @pytest.mark.parametrize("stop, status", [(signal.SIGTERM, 143), (signal.SIGINT, 130)])
 def test_a_build_stopped_inside_a_clauses_example_stops_at_once(tmp_path, stop, status):
-    rules = tmp_path / "rules"
-    create(rules)
     inside = tmp_path / "inside"
-    spotting = rules / "spotting.yaml"
-    text = spotting.read_text(encoding="utf-8")
-    first = "      >>> p = position("
-    assert text.count(first) == 1
-    spotting.write_text(text.replace(first, (
-        f"      >>> import os, pathlib, time; _ = pathlib.Path({str(inside)!r}).write_text('in')\n"
-        f"      >>> time.sleep(60 if os.environ.get('HOLD') else 0)\n" + first)), encoding="utf-8")
+    rules = started_with(tmp_path / "rules",
+                         f"import os, pathlib, time; _ = pathlib.Path({str(inside)!r}).write_text('in')",
+                         "time.sleep(60 if os.environ.get('HOLD') else 0)")
     env = dict(os.environ, PYTHONPATH=str(ROOT), HARMONY_CACHE=str(tmp_path / "cache"))
     build = [sys.executable, "-m", "harmony", "build", str(rules), "--out", str(tmp_path / "site")]
     child = subprocess.Popen(build, env=dict(env, HOLD="1"),

@@ -35,19 +35,26 @@ def _no_inherited_trust(monkeypatch):
     monkeypatch.delenv(ENV, raising=False)
 
 
-@pytest.fixture
-def hostile(tmp_path) -> tuple[Path, Path, Path]:
-    """(rules folder, marker its example writes, marker its example's shell command makes)."""
-    rules = tmp_path / "rules"
+def started_with(rules: Path, *lines: str) -> Path:
+    """A new harmony (``harmony init``) in ``rules`` whose first example begins with ``lines``
+    of Python (each an example's line, ``>>>`` added)."""
     create(rules)
-    marker, shelled = tmp_path / "example-ran", tmp_path / "os-system-ran"
     spotting = rules / "spotting.yaml"
     text = spotting.read_text(encoding="utf-8")
     first = "      >>> p = position("
     assert text.count(first) == 1
-    spotting.write_text(text.replace(first, (
-        f"      >>> import os, pathlib; _ = pathlib.Path({str(marker)!r}).write_text('ran')\n"
-        f"      >>> _ = os.system('touch {shelled}')\n" + first)), encoding="utf-8")
+    spotting.write_text(text.replace(first, "".join(f"      >>> {line}\n" for line in lines) + first),
+                        encoding="utf-8")
+    return rules
+
+
+@pytest.fixture
+def hostile(tmp_path) -> tuple[Path, Path, Path]:
+    """(rules folder, marker its example writes, marker its example's shell command makes)."""
+    marker, shelled = tmp_path / "example-ran", tmp_path / "os-system-ran"
+    rules = started_with(tmp_path / "rules",
+                         f"import os, pathlib; _ = pathlib.Path({str(marker)!r}).write_text('ran')",
+                         f"_ = os.system('touch {shelled}')")
     return rules, marker, shelled
 
 
