@@ -293,13 +293,10 @@ FONT_DIRS = ("/usr/share/fonts", "/usr/local/share/fonts", "~/.local/share/fonts
 
 
 def cache_dir() -> Path | None:
-    """Where measured card sets are remembered: ``$HARMONY_CACHE``, else
-    ``$XDG_CACHE_HOME/harmony`` (``~/.cache/harmony``); ``HARMONY_CACHE=off`` turns it off."""
-    env = os.environ.get("HARMONY_CACHE")
-    if env is not None:
-        return None if env.strip().lower() in ("", "0", "off", "no", "false") else Path(env)
-    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    return Path(base) / "harmony"
+    """Where measured cards and card sets are remembered: sub-folder ``cards-fit`` of
+    harmony's cache (:func:`harmony.parsecache.folder`: ``$HARMONY_CACHE``, else
+    ``$XDG_CACHE_HOME/harmony``, ``~/.cache/harmony``); None when ``HARMONY_CACHE=off``."""
+    return parsecache.folder(_KIND)
 
 
 def _fonts_fingerprint() -> str:
@@ -357,12 +354,12 @@ def _layout_fingerprint() -> bytes:
 
 def _card_path(key: str) -> Path | None:
     folder = cache_dir()
-    return None if folder is None else folder / _KIND / key[:2] / f"{key}.json"
+    return None if folder is None else folder / key[:2] / f"{key}.json"
 
 
 def _set_path(key: str) -> Path | None:
     folder = cache_dir()
-    return None if folder is None else folder / _KIND / "sets" / f"{key}.json"
+    return None if folder is None else folder / "sets" / f"{key}.json"
 
 
 def _read(path: Path | None) -> Any:
@@ -411,10 +408,11 @@ def _cache_read(key: str, count: int) -> list[Fit] | None:
 
 
 def _cache_write(key: str, results: list[Fit]) -> None:
-    path = _set_path(key)
-    _write(path, [[r.font, list(astuple(r.measure))] for r in results], prune=key[2] == "0")
-    if path is not None and key[2] == "0":   # one set written in 16 (a build writes one)
-        for old in path.parent.parent.parent.glob("cards-fit-*.json"):
+    prune = key[2] == "0"   # one set written in 16 (a build writes one)
+    _write(_set_path(key), [[r.font, list(astuple(r.measure))] for r in results], prune)
+    folder = cache_dir()
+    if prune and folder is not None:
+        for old in folder.parent.glob("cards-fit-*.json"):
             if _OLD_SET.fullmatch(old.name):
                 try:
                     old.unlink()
