@@ -161,14 +161,7 @@ def test_print_stylesheet_drops_navigation_and_chooser(page, base_url, model):
 
 
 # ---------------------------------------------------------------- issue 14: the site as readers use it
-WIDTHS = (390, 768, 1024, 1400, 2560)
-
-
-def built_pages(site) -> list[str]:
-    """Every HTML page of the built site a reader can reach (the standalone print pages
-    are laid out for paper and have their own tests)."""
-    return sorted(p.relative_to(site.out).as_posix() for p in site.out.rglob("*.html")
-                  if not p.relative_to(site.out).as_posix().startswith(("print/", "_")))
+# (no page wider than its window at any width: test_site_a11y.py, whose sweep loads every page)
 
 
 def search(page, base_url, query: str) -> list[str]:
@@ -177,57 +170,6 @@ def search(page, base_url, query: str) -> list[str]:
     page.wait_for_function("document.querySelector('#search-results h2').innerText.includes('Results')")
     links = page.locator("#search-results ul.search li > a")
     return [links.nth(i).get_attribute("href") for i in range(links.count())]
-
-
-#: two frames: the page's resize listeners have run (a browser sends the resize event as it
-#: next renders the page), as they have for a reader who turns a phone or widens a window
-AFTER_RESIZE = "() => new Promise(r => requestAnimationFrame(() => requestAnimationFrame(r)))"
-
-
-def test_no_page_is_wider_than_the_window_at_any_width(browser, base_url, site):
-    """Each page is loaded at the narrowest width (where a page overflows first), then the
-    window is widened in place through the others, as a reader turns a phone or widens a
-    window: at none is the page wider than the window. (One load a page, not one a width:
-    the layout at each width is the page's CSS and its resize listeners, which run here.)"""
-    pages = built_pages(site)
-    assert len(pages) > 30
-    context = browser.new_context(viewport={"width": WIDTHS[0], "height": 900})
-    page = context.new_page()
-    wide: dict[str, dict[int, int]] = {}
-    try:
-        for rel in pages:
-            page.set_viewport_size({"width": WIDTHS[0], "height": 900})
-            page.goto(base_url + rel)
-            for width in WIDTHS:
-                page.set_viewport_size({"width": width, "height": 900})
-                page.evaluate(AFTER_RESIZE)
-                scroll = page.evaluate("document.documentElement.scrollWidth")
-                if scroll > width:
-                    wide.setdefault(rel, {})[width] = scroll
-    finally:
-        context.close()
-    assert wide == {}, f"pages wider than the window (page: {{window width: page width}}): {wide}"
-
-
-def test_the_width_check_finds_a_page_wider_than_a_phone(browser, base_url):
-    """The check above can fail: a page given a table wider than a phone (outside the
-    theme's scrolling frames) is wider than its
-    window at 390 px (and not at 1400 px), measured as the check measures it."""
-    context = browser.new_context(viewport={"width": WIDTHS[0], "height": 900})
-    page = context.new_page()
-    try:
-        page.goto(base_url + "index.html")
-        page.evaluate("""() => { const t = document.createElement('table');
-            t.innerHTML = '<tr><td style="min-width: 700px">wide</td></tr>';
-            document.body.appendChild(t); }""")
-        seen = {}
-        for width in (390, 1400):
-            page.set_viewport_size({"width": width, "height": 900})
-            page.evaluate(AFTER_RESIZE)
-            seen[width] = page.evaluate("document.documentElement.scrollWidth") > width
-    finally:
-        context.close()
-    assert seen == {390: True, 1400: False}
 
 
 def test_search_for_a_clause_id_opens_its_row(page, base_url, shots):

@@ -1,7 +1,9 @@
 """The site as every reader meets it (issue 31), in Debian's Chromium driven by Playwright.
 
 * axe-core (pinned in package-lock.json, installed by ``npm ci`` into ``node_modules/``) finds
-  no violation on any page of the built site, at 390 and 1280 px, in light and dark mode;
+  no violation on any page of the built site, at 390 and 1280 px, in light and dark mode, and
+  no page of the site is wider than its window at any width from 390 to 2560 px
+  (:func:`check_page`);
 * on the pages a reader meets first, at 390, 1024 and 1400 px: navigation and search at the
   top, no page wider than the window, no text under 12 px, no word broken across two lines;
   a screenshot of each is written to ``$HARMONY_SCREENSHOTS`` (else ``build/screenshots/``
@@ -25,8 +27,11 @@ playwright = pytest.importorskip("playwright.sync_api")
 
 ROOT = Path(__file__).resolve().parent.parent
 AXE = ROOT / "node_modules" / "axe-core" / "axe.min.js"
-#: the widths and colour schemes every page is checked at
+#: the widths and colour schemes axe checks every page at
 VARIANTS = ((390, "light"), (390, "dark"), (1280, "light"), (1280, "dark"))
+#: the widths at which no page of the site (a print page is laid out for paper) may be wider
+#: than its window
+WIDTHS = (390, 768, 1024, 1280, 1400, 2560)
 #: the pages a reader meets first, photographed and measured at each width
 SHOWN = {"index": "index.html", "topic": "topics/spotting.html", "revision": "revisions/REV.html",
          "example": "examples/rev-figure-1.html", "explorer": "explorer.html",
@@ -67,10 +72,32 @@ def open_page(page, url: str, rel: str) -> None:
         assert page.get_attribute("#hm-explorer", "data-failed") is None, page.inner_text("#hm-explorer")
 
 
-AXE_RUN = """async () => {
-  const r = await axe.run(document, {resultTypes: ['violations']});
-  return r.violations.map(v => v.id + ' (' + v.impact + '): ' + v.nodes.length + ' element(s), first '
-    + v.nodes[0].target.join(' ') + ': ' + v.nodes[0].failureSummary.replace(/\\s+/g, ' ').slice(0, 200));
+#: axe's run of the page, every rule it runs by default, or only the rules named: what it
+#: finds, the rules it ran, and its rules about colour
+AXE_RUN = """async (only) => {
+  const r = await axe.run(document, only ? {runOnly: {type: 'rule', values: only}, resultTypes: ['violations']}
+                                         : {resultTypes: ['violations']});
+  return {
+    ran: [...r.passes, ...r.violations, ...r.incomplete, ...r.inapplicable].map(v => v.id),
+    colour: axe.getRules(['cat.color']).map(rule => rule.ruleId),
+    problems: r.violations.map(v => v.id + ' (' + v.impact + '): ' + v.nodes.length + ' element(s), first '
+      + v.nodes[0].target.join(' ') + ': ' + v.nodes[0].failureSummary.replace(/\\s+/g, ' ').slice(0, 200))};
+}"""
+
+#: where every element of the page is and whether it shows, as one number: the same in the
+#: dark scheme as in the light one at a width when the scheme changed nothing but colours.
+#: (Not counted: the insides of Furo's theme button, which shows the icon of the scheme in
+#: use: the same button, the same markup, one icon for another.)
+LAYOUT = """() => {
+  let h = 2166136261;
+  for (const el of document.querySelectorAll('*')) {
+    if (el.closest('.theme-toggle') && !el.matches('.theme-toggle')) continue;
+    const r = el.getBoundingClientRect(), cs = getComputedStyle(el);
+    const s = [el.tagName, Math.round(r.x), Math.round(r.y), Math.round(r.width), Math.round(r.height),
+               cs.display, cs.visibility, cs.opacity, cs.contentVisibility].join() + ';';
+    for (let i = 0; i < s.length; i += 1) { h ^= s.charCodeAt(i); h = Math.imul(h, 16777619); }
+  }
+  return h >>> 0;
 }"""
 
 
@@ -110,56 +137,139 @@ def test_the_back_to_top_link_is_alone_in_its_landmark_on_every_themed_page(site
     assert wrong == []
 
 
-@pytest.mark.parametrize("share", range(SHARES))
-def test_no_page_has_an_axe_violation_at_either_width_in_light_or_dark(browser, site, base_url, share):
-    """Each page is loaded once and checked in the four variants (the window resized and the
-    colour scheme switched in place, as a reader would): a new violation fails here. At each
-    width, a page of the site (not a print page) has no text under 12 px and no word broken
-    across two lines. (Every SHARES-th page from ``share`` on: the shares hold every page.)"""
-    assert AXE.is_file(), "axe-core is needed: run `npm ci` (package-lock.json pins it)"
-    pages = every_page(site)[share::SHARES]
-    assert len(pages) > 50 // SHARES
-    context = browser.new_context(viewport={"width": 1280, "height": 900})
-    page = context.new_page()
-    found: dict[str, list[str]] = {}
-    try:
-        for rel in pages:
-            open_page(page, base_url, rel)
-            page.add_script_tag(path=str(AXE))
-            # as a reader finds it once they have scrolled down and back up a little: Furo then
-            # shows its "Back to top" link (its script adds this class to the page's root)
-            page.evaluate(SCROLLED_BACK)
-            for width, scheme in VARIANTS:
-                page.set_viewport_size({"width": width, "height": 900})
-                page.emulate_media(color_scheme=scheme)
-                page.evaluate(AFTER_RESIZE)
-                where = f"{rel} at {width} px, {scheme}"
-                for problem in page.evaluate(AXE_RUN):
-                    found.setdefault(where, []).append(problem)
-                if scheme == "light" and not rel.startswith("print/"):   # print pages: laid out for paper
+def check_page(page, url: str, rel: str, change: str | None = None) -> dict[str, list]:
+    """What is wrong with the page ``rel`` (``url + rel``), each problem under where it was
+    found (the page, a width, a scheme). The page is loaded once, at the narrowest width
+    (where a page overflows first), ``change`` run on it (a script: the checks' own tests
+    break a page with it), then the window widened in place through :data:`WIDTHS` and the
+    colour scheme switched in place for :data:`VARIANTS`, as a reader turns a phone, widens
+    a window or darkens a screen:
+
+    * at each width of :data:`WIDTHS`, a page of the site is no wider than its window;
+    * the dark scheme changes colours and nothing else: every element is where it was in the
+      light one at that width and shows as it did (:data:`LAYOUT`), so that a reader who
+      switches scheme keeps their place;
+    * in each variant, axe finds no violation. In the dark scheme axe runs only the rules
+      about colour that it ran in the light, the others having seen the same page; where
+      anything moved, appeared or vanished, every rule;
+    * at each width of a variant, in the light scheme, a page of the site has no text under
+      12 px and no word broken across two lines.
+    """
+    found: dict[str, list] = {}
+    site_page = not rel.startswith("print/")      # print pages: laid out for paper
+    page.set_viewport_size({"width": WIDTHS[0], "height": 900})
+    page.emulate_media(color_scheme="light")
+    open_page(page, url, rel)
+    if change:
+        page.evaluate(change)
+    page.add_script_tag(path=str(AXE))
+    # as a reader finds it once they have scrolled down and back up a little: Furo then
+    # shows its "Back to top" link (its script adds this class to the page's root)
+    page.evaluate(SCROLLED_BACK)
+    for width in sorted(set(WIDTHS) | {w for w, _ in VARIANTS}):
+        light: dict = {}
+        for scheme in ("light", "dark"):
+            if scheme == "dark" and (width, scheme) not in VARIANTS:
+                continue
+            page.set_viewport_size({"width": width, "height": 900})
+            page.emulate_media(color_scheme=scheme)
+            page.evaluate(AFTER_RESIZE)
+            where = f"{rel} at {width} px, {scheme}"
+            if site_page and width in WIDTHS and \
+                    (scroll := page.evaluate("document.documentElement.scrollWidth")) > width:
+                found[f"{where}: wider than the window"] = [f"{scroll} px"]
+            if (width, scheme) not in VARIANTS:
+                continue
+            layout = page.evaluate(LAYOUT)
+            only = None
+            if scheme == "dark" and layout == light["layout"]:
+                only = [rule for rule in light["colour"] if rule in light["ran"]]
+            elif scheme == "dark":
+                found[f"{where}: laid out otherwise than in the light"] = ["moved"]
+            run = page.evaluate(AXE_RUN, only)
+            found.update({where: run["problems"]} if run["problems"] else {})
+            if scheme == "light":
+                light = dict(run, layout=layout)
+                if site_page:
                     found.update({f"{where}: text under 12 px": small}
                                  if (small := page.evaluate(SMALL_TEXT)) else {})
                     found.update({f"{where}: words broken across lines": broken}
                                  if (broken := page.evaluate(BROKEN_WORDS)) else {})
+    return found
+
+
+@pytest.mark.parametrize("share", range(SHARES))
+def test_no_page_has_an_axe_violation_or_is_wider_than_the_window(browser, site, base_url, share):
+    """Every page, each as :func:`check_page` checks it: a new violation fails here. (Every
+    SHARES-th page from ``share`` on: the shares hold every page.)"""
+    assert AXE.is_file(), "axe-core is needed: run `npm ci` (package-lock.json pins it)"
+    pages = every_page(site)[share::SHARES]
+    assert len(pages) > 50 // SHARES
+    context = browser.new_context(viewport={"width": WIDTHS[0], "height": 900})
+    page = context.new_page()
+    found: dict[str, list] = {}
+    try:
+        for rel in pages:
+            found.update(check_page(page, base_url, rel))
     finally:
         context.close()
     assert found == {}, "\n".join(f"{where}: {p}" for where, problems in found.items() for p in problems)
 
 
-def test_axe_does_find_a_violation(browser, base_url):
-    """The check above can fail: a page given a muted grey on white and an unlabelled field."""
-    context = browser.new_context()
+#: a paragraph of grey on white, an unlabelled field
+GREY_AND_UNLABELLED = """() => { const p = document.createElement('p');
+  p.textContent = 'grey on white'; p.style.color = '#bbb'; p.style.background = '#fff';
+  document.querySelector('article').append(p, document.createElement('input')); }"""
+
+#: a paragraph whose text is too dark for its background in the dark scheme only: nothing
+#: moves, so the dark scheme is checked with axe's colour rules alone
+DIM_IN_THE_DARK = """() => { const style = document.createElement('style'), p = document.createElement('p');
+  style.textContent = '@media (prefers-color-scheme: dark) { p.hm-dim { color: #3a3a3a !important } }';
+  p.className = 'hm-dim'; p.textContent = 'dim in the dark';
+  document.head.append(style); document.querySelector('article').append(p); }"""
+
+#: a field with no label that only the dark scheme shows: the layout changed, so every rule
+#: must run in the dark
+SHOWN_IN_THE_DARK = """() => { const style = document.createElement('style'), field = document.createElement('input');
+  style.textContent = '.hm-dark-only { display: none } '
+    + '@media (prefers-color-scheme: dark) { .hm-dark-only { display: inline-block } }';
+  field.className = 'hm-dark-only';
+  document.head.append(style); document.querySelector('article').append(field); }"""
+
+#: a table wider than a phone, outside the theme's scrolling frames
+WIDE_TABLE = """() => { const t = document.createElement('table');
+  t.innerHTML = '<tr><td style="min-width: 700px">wide</td></tr>'; document.body.appendChild(t); }"""
+
+WIDER = [f"glossary.html at 390 px, {scheme}: wider than the window" for scheme in ("light", "dark")]
+
+
+@pytest.mark.parametrize("change, expected", [
+    # in the dark, only the colour rules ran: the field was seen unlabelled in the light
+    (GREY_AND_UNLABELLED, {f"glossary.html at {w} px, {s}": {"color-contrast", "label"} if s == "light"
+                           else {"color-contrast"} for w, s in VARIANTS}),
+    (DIM_IN_THE_DARK, {f"glossary.html at {w} px, dark": {"color-contrast"} for w in (390, 1280)}),
+    (SHOWN_IN_THE_DARK, {**{f"glossary.html at {w} px, dark": {"label"} for w in (390, 1280)},
+                         **{f"glossary.html at {w} px, dark: laid out otherwise than in the light": {"moved"}
+                            for w in (390, 1280)}}),
+    (WIDE_TABLE, dict.fromkeys(WIDER, set())),
+], ids=["grey-and-unlabelled", "dim-in-the-dark", "shown-in-the-dark", "wide-table"])
+def test_the_page_checks_find_what_they_look_for(browser, base_url, change, expected):
+    """The checks above can fail: a page broken on purpose, checked as every page is, is
+    found wrong where it was broken (and, where the break is the dark scheme's, nowhere in
+    the light one; where it is a width, at no other width)."""
+    context = browser.new_context(viewport={"width": WIDTHS[0], "height": 900})
     page = context.new_page()
     try:
-        page.goto(base_url + "glossary.html")
-        page.evaluate("""() => { const p = document.createElement('p');
-          p.textContent = 'grey on white'; p.style.color = '#bbb'; p.style.background = '#fff';
-          document.querySelector('article').append(p, document.createElement('input')); }""")
-        page.add_script_tag(path=str(AXE))
-        ids = {v.split(" ")[0] for v in page.evaluate(AXE_RUN)}
-        assert {"color-contrast", "label"} <= ids, ids
+        found = check_page(page, base_url, "glossary.html", change)
     finally:
         context.close()
+    seen = {where: {p.split(" ")[0] for p in problems} for where, problems in found.items()}
+    assert {where: seen.get(where, set()) & ids for where, ids in expected.items()} == expected, found
+    if change in (DIM_IN_THE_DARK, SHOWN_IN_THE_DARK):
+        assert sorted(found) == sorted(expected), found
+    if change == WIDE_TABLE:
+        assert [where for where in found if "wider" in where] == WIDER, found
+        assert all(int(found[where][0].split()[0]) > 700 for where in WIDER)
 
 
 # ------------------------------------------------------------------ the pages a reader meets first
