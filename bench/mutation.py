@@ -300,7 +300,7 @@ WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/
          "snapshot": "site/snapshot.py", "pyodidejob": "site/pyodidejob.py", "bytecode": "site/bytecode.py",
          "explorer": "site/explorer.py", "rbrender": "rulebook/render.py", "playcache": "playcache.py",
          "game": "game.py", "pbgame": "games/panzerblitz/__init__.py", "sidebar": "site/sidebar.py",
-         "stemming": "site/stemming.py", "fit": "cards/fit.py", "signals": "signals.py", "cli": "cli.py"}
+         "stemming": "site/stemming.py", "fit": "cards/fit.py", "signals": "signals.py"}
 
 
 def rel_of(module: str) -> str:
