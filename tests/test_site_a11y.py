@@ -32,6 +32,9 @@ VARIANTS = ((390, "light"), (390, "dark"), (1280, "light"), (1280, "dark"))
 #: the widths at which no page of the site (a print page is laid out for paper) may be wider
 #: than its window
 WIDTHS = (390, 768, 1024, 1280, 1400, 2560)
+#: every width and scheme a page is shown in, one after the other: narrowest first, and at
+#: each width the light scheme before the dark one (which is checked against it)
+STEPS = sorted({(width, "light") for width in WIDTHS} | set(VARIANTS), key=lambda v: (v[0], v[1] == "dark"))
 #: the pages a reader meets first, photographed and measured at each width
 SHOWN = {"index": "index.html", "topic": "topics/spotting.html", "revision": "revisions/REV.html",
          "example": "examples/rev-figure-1.html", "explorer": "explorer.html",
@@ -166,35 +169,32 @@ def check_page(page, url: str, rel: str, change: str | None = None) -> dict[str,
     # as a reader finds it once they have scrolled down and back up a little: Furo then
     # shows its "Back to top" link (its script adds this class to the page's root)
     page.evaluate(SCROLLED_BACK)
-    for width in sorted(set(WIDTHS) | {w for w, _ in VARIANTS}):
-        light: dict = {}
-        for scheme in ("light", "dark"):
-            if scheme == "dark" and (width, scheme) not in VARIANTS:
-                continue
-            page.set_viewport_size({"width": width, "height": 900})
-            page.emulate_media(color_scheme=scheme)
-            page.evaluate(AFTER_RESIZE)
-            where = f"{rel} at {width} px, {scheme}"
-            if site_page and width in WIDTHS and \
-                    (scroll := page.evaluate("document.documentElement.scrollWidth")) > width:
-                found[f"{where}: wider than the window"] = [f"{scroll} px"]
-            if (width, scheme) not in VARIANTS:
-                continue
-            layout = page.evaluate(LAYOUT)
-            only = None
-            if scheme == "dark" and layout == light["layout"]:
-                only = [rule for rule in light["colour"] if rule in light["ran"]]
-            elif scheme == "dark":
-                found[f"{where}: laid out otherwise than in the light"] = ["moved"]
-            run = page.evaluate(AXE_RUN, only)
-            found.update({where: run["problems"]} if run["problems"] else {})
-            if scheme == "light":
-                light = dict(run, layout=layout)
-                if site_page:
-                    found.update({f"{where}: text under 12 px": small}
-                                 if (small := page.evaluate(SMALL_TEXT)) else {})
-                    found.update({f"{where}: words broken across lines": broken}
-                                 if (broken := page.evaluate(BROKEN_WORDS)) else {})
+    light: dict = {}      # axe's light run at this width, and the layout it saw
+    for width, scheme in STEPS:
+        page.set_viewport_size({"width": width, "height": 900})
+        page.emulate_media(color_scheme=scheme)
+        page.evaluate(AFTER_RESIZE)
+        where = f"{rel} at {width} px, {scheme}"
+        if site_page and width in WIDTHS and \
+                (scroll := page.evaluate("document.documentElement.scrollWidth")) > width:
+            found[f"{where}: wider than the window"] = [f"{scroll} px"]
+        if (width, scheme) not in VARIANTS:
+            continue
+        layout = page.evaluate(LAYOUT)
+        only = None
+        if scheme == "dark" and layout == light["layout"]:
+            only = [rule for rule in light["colour"] if rule in light["ran"]]
+        elif scheme == "dark":
+            found[f"{where}: laid out otherwise than in the light"] = ["moved"]
+        run = page.evaluate(AXE_RUN, only)
+        found.update({where: run["problems"]} if run["problems"] else {})
+        if scheme == "light":
+            light = dict(run, layout=layout)
+            if site_page:
+                found.update({f"{where}: text under 12 px": small}
+                             if (small := page.evaluate(SMALL_TEXT)) else {})
+                found.update({f"{where}: words broken across lines": broken}
+                             if (broken := page.evaluate(BROKEN_WORDS)) else {})
     return found
 
 
