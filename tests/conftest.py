@@ -98,6 +98,32 @@ def harmony_cache(tmp_path: Path, monkeypatch, new_process) -> Path:
 
 
 @pytest.fixture
+def shipped_cache(tmp_path: Path, monkeypatch, new_process) -> Path:
+    """:func:`harmony_cache`, holding only what the run's one build of the shipped rules
+    (:func:`harmony.site.testing.shipped_site`) printed, each PDF under the key of its own
+    HTML (a PDF of any other HTML, an edited rulebook's, is laid out), and Pyodide's work for
+    the explorer: for a test that builds the shipped rules (or a copy) with a cache of its
+    own, to prove what is printed again, without laying out every PDF cold first."""
+    from harmony import parsecache, printcache
+    from harmony.site.build import print_jobs
+    from harmony.site.testing import shipped_site
+    built = shipped_site()
+    keys = [printcache.key(job.print, job.html()) for job in print_jobs(built.model)]
+    printed = [(k, printcache.get(k)) for k in keys]
+    shared = [(kind, parsecache.folder(kind)) for kind in ("pyc", "snapshot", "explorer")]
+    folder = tmp_path / "cache"
+    monkeypatch.setenv("HARMONY_CACHE", str(folder))
+    new_process()
+    for k, found in printed:
+        if found is not None:
+            printcache.put(k, *found)
+    for kind, there in shared:
+        if there is not None and there.is_dir():
+            shutil.copytree(there, folder / kind)
+    return folder
+
+
+@pytest.fixture
 def node_pyodide(monkeypatch, tmp_path: Path) -> Path:
     """The pyodide npm package, for a test that runs it under Node.js (harmony.site.bytecode,
     harmony.site.snapshot), with an empty on-disk cache of its own."""

@@ -71,9 +71,9 @@ def _edit_text(clause, suffix: str) -> None:
         y.dump(tree, f)
 
 
-def test_a_one_clause_edit_rewrites_only_the_pages_that_show_it(tmp_path, rules_copy, harmony_cache):
-    """(A cache of its own: the edited rulebook must be laid out, not remembered from an
-    earlier run of this test: harmony.printcache.)"""
+def test_a_one_clause_edit_rewrites_only_the_pages_that_show_it(tmp_path, rules_copy, shipped_cache):
+    """(A cache of its own, holding only the shipped rules' PDFs: the edited rulebook must be
+    laid out, not remembered from an earlier run of this test: harmony.printcache.)"""
     rules = rules_copy
     out = tmp_path / "out"
     first = build_site(rules, out)
@@ -165,7 +165,7 @@ def test_a_title_edit_leaves_no_page_with_the_old_title(tmp_path, rules_copy):
 
 
 def test_a_rulebook_whose_pages_change_is_relinked_without_reading_a_page_again(tmp_path, rules_copy,
-                                                                                monkeypatch, harmony_cache):
+                                                                                monkeypatch, shipped_cache):
     """The links say each rulebook's pages and size, known only once it is printed (while
     Sphinx reads the pages): when they change and no page's source does, the pages that link
     it are written again with the new words, and the site is a clean build's bytes."""
