@@ -99,11 +99,14 @@ def harmony_cache(tmp_path: Path, monkeypatch, new_process) -> Path:
 
 @pytest.fixture
 def shipped_cache(tmp_path: Path, monkeypatch, new_process) -> Path:
-    """:func:`harmony_cache`, holding only what the run's one build of the shipped rules
-    (:func:`harmony.site.testing.shipped_site`) printed, each PDF under the key of its own
-    HTML (a PDF of any other HTML, an edited rulebook's, is laid out), and Pyodide's work for
-    the explorer: for a test that builds the shipped rules (or a copy) with a cache of its
-    own, to prove what is printed again, without laying out every PDF cold first."""
+    """An on-disk cache folder of this test's own, as :func:`harmony_cache`, seeded from the
+    run's shared cache with the PDFs and EPUBs that the run's one build of the shipped rules
+    (:func:`harmony.site.testing.shipped_site`) printed, each under the key of its own HTML
+    and nothing else printed (a PDF of any other HTML, an edited rulebook's, is laid out), and
+    with Pyodide's work for the explorer (``pyc``, ``snapshot``, ``explorer``). For a test
+    that builds the shipped rules (or a copy) to prove what is printed again, without laying
+    out every PDF cold first. Where the shared cache is off, nothing is seeded (and the test
+    lays them out)."""
     from harmony import parsecache, printcache
     from harmony.site.build import print_jobs
     from harmony.site.testing import shipped_site
