@@ -121,9 +121,23 @@ def shipped_cache(tmp_path: Path, monkeypatch, new_process) -> Path:
         if found is not None:
             printcache.put(k, *found)
     for kind, there in shared:
-        if there is not None and there.is_dir():
-            shutil.copytree(there, folder / kind)
+        if there is not None:
+            _copy_present(there, folder / kind)
     return folder
+
+
+def _copy_present(src: Path, dest: Path) -> None:
+    """Copy each file of the folder ``src`` that is there as it is read into ``dest``: another
+    worker of the run may be replacing or pruning the entries of a shared cache meanwhile (an
+    entry is renamed into place whole, so a file read is whole)."""
+    for path in sorted(src.rglob("*")) if src.is_dir() else []:
+        try:
+            data = path.read_bytes()
+        except OSError:          # a folder, or gone since it was listed
+            continue
+        target = dest / path.relative_to(src)
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
 
 
 @pytest.fixture
