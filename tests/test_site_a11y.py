@@ -148,7 +148,8 @@ def check_page(page, url: str, rel: str, change: str | None = None) -> dict[str,
     colour scheme switched in place for :data:`VARIANTS`, as a reader turns a phone, widens
     a window or darkens a screen:
 
-    * at each width of :data:`WIDTHS`, a page of the site is no wider than its window;
+    * at each width it is shown at (those of :data:`WIDTHS`, which hold the variants'), a page
+      of the site is no wider than its window;
     * the dark scheme changes colours and nothing else: every element is where it was in the
       light one at that width and shows as it did (:data:`LAYOUT`), so that a reader who
       switches scheme keeps their place;
@@ -175,8 +176,7 @@ def check_page(page, url: str, rel: str, change: str | None = None) -> dict[str,
         page.emulate_media(color_scheme=scheme)
         page.evaluate(AFTER_RESIZE)
         where = f"{rel} at {width} px, {scheme}"
-        if site_page and width in WIDTHS and \
-                (scroll := page.evaluate("document.documentElement.scrollWidth")) > width:
+        if site_page and (scroll := page.evaluate("document.documentElement.scrollWidth")) > width:
             found[f"{where}: wider than the window"] = [f"{scroll} px"]
         if (width, scheme) not in VARIANTS:
             continue
@@ -187,14 +187,14 @@ def check_page(page, url: str, rel: str, change: str | None = None) -> dict[str,
         elif scheme == "dark":
             found[f"{where}: laid out otherwise than in the light"] = ["moved"]
         run = page.evaluate(AXE_RUN, only)
-        found.update({where: run["problems"]} if run["problems"] else {})
+        if run["problems"]:
+            found[where] = run["problems"]
         if scheme == "light":
             light = dict(run, layout=layout)
-            if site_page:
-                found.update({f"{where}: text under 12 px": small}
-                             if (small := page.evaluate(SMALL_TEXT)) else {})
-                found.update({f"{where}: words broken across lines": broken}
-                             if (broken := page.evaluate(BROKEN_WORDS)) else {})
+            if site_page and (small := page.evaluate(SMALL_TEXT)):
+                found[f"{where}: text under 12 px"] = small
+            if site_page and (broken := page.evaluate(BROKEN_WORDS)):
+                found[f"{where}: words broken across lines"] = broken
     return found
 
 
