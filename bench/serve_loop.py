@@ -7,7 +7,8 @@ Run from the top of a checkout:
 Copies rules_data to a temporary folder, starts ``harmony serve`` on it (a free port),
 opens two pages in headless Chromium (Debian's, driven by Playwright, as the browser
 tests do) and, round after round, saves an edit and times how long until the open page
-shows it, without touching the browser (the page reloads itself):
+shows it, without touching the browser (the page reloads itself, or, for an edit of a
+cell's words alone, has the new cell swapped in before the rebuild):
 
 * a text edit: a word added to (then taken from) the text of the PanzerBlitz cell of
   ``spotting.rule``, on ``topics/spotting.html``, scrolled down to that row;
@@ -19,8 +20,9 @@ Before each edit the server is left to finish (its PDFs printed, its full build 
 ``settled`` in ``/.harmony-serve/status``), as when a reader reads between edits. Also
 reported: the CPU seconds the server's process used from the edit to the page showing it
 (less shaken by other work on the machine than the time), the seconds the server said
-the rebuild took, and where the text page's reader was after the reloads (the height
-of the edited row in the window).
+the rebuild took, how many of the text edits reloaded the page (none when the rebuilt
+page is what the swapped-in cell shows), and where the text page's reader was after the
+edits (the height of the edited row in the window).
 
 ``--baseline SRC`` runs the same rounds on the harmony of another source folder first
 (for instance main, exported with ``git archive main | tar -x -C SRC``), side by side
@@ -173,6 +175,7 @@ def run(label: str, src: Path, rules_data: Path, rounds: int, browser) -> dict:
             cpu: dict[str, list[float]] = {"text": [], "param": []}
             builds: dict[str, list[str]] = {"text": [], "param": []}
             rows_after: list = []
+            reloads = 0
             spotting = rules / TEXT_FILE
             for k in range(rounds):
                 for kind in ("text", "param"):
@@ -181,6 +184,7 @@ def run(label: str, src: Path, rules_data: Path, rounds: int, browser) -> dict:
                             word = f"plainly{k}x{step}"
                             old, new = (TEXT_OLD, TEXT_OLD.replace("cannot", f"{word} cannot")) if step == 0 else \
                                 (f"plainly{k}x0 cannot", f"{word} cannot")
+                            text_page.evaluate("() => { window.benchNotReloaded = true; }")
                             c0, t0 = server.cpu(), time.perf_counter()
                             edit(spotting, old, new)
                             shown = wait_until(text_page, HAS, word, True)
@@ -194,17 +198,20 @@ def run(label: str, src: Path, rules_data: Path, rounds: int, browser) -> dict:
                         if not shown:
                             raise SystemExit(f"{label}: the {kind} edit never showed")
                         times[kind].append(took)
-                        builds[kind].append(server.said_after(t0))
                         if kind == "text":
                             time.sleep(0.3)       # (the page restores its place after it loads)
                             rows_after.append(text_page.evaluate(ROW_TOP, TEXT_ROW))
                         server.settle()
+                        builds[kind].append(server.said_after(t0))
+                        if kind == "text":
+                            text_page.wait_for_load_state("load")
+                            reloads += text_page.evaluate("() => window.benchNotReloaded !== true")
             edit(spotting, f"plainly{rounds - 1}x1 cannot", "cannot")
             context.close()
         finally:
             server.stop()
     return {"label": label, "first": first, "times": times, "cpu": cpu, "builds": builds,
-            "row_before": row_before, "rows_after": rows_after}
+            "row_before": row_before, "rows_after": rows_after, "reloads": reloads}
 
 
 def seconds_said(lines: list[str]) -> list[float]:
@@ -224,7 +231,8 @@ def report(results: list[dict]) -> None:
                   f"{max(t):.2f} s | {statistics.median(c):.2f} s | "
                   + (f"{statistics.median(said):.2f} s |" if said else " |"))
     for r in results:
-        print(f"{r['label']}: first build and start {r['first']:.0f} s; the edited row {r['row_before']} px "
+        print(f"{r['label']}: first build and start {r['first']:.0f} s; the text edits that reloaded the page: "
+              f"{r['reloads']} of {len(r['times']['text'])}; the edited row {r['row_before']} px "
               f"from the top before, after each text edit: {r['rows_after']}")
         for kind in ("text", "param"):
             print(f"  {kind}: " + ", ".join(f"{x:.2f}" for x in r["times"][kind]))

@@ -636,21 +636,34 @@ def test_the_watcher_and_the_streams_stop_when_serve_does(starter, tmp_path, mon
         socket.create_connection(("127.0.0.1", port_of(url)), timeout=5)
 
 
-def test_in_a_browser_the_page_reloads_itself_where_it_was_and_shows_a_broken_edit_over_it(starter, tmp_path,
-                                                                                        browser):
-    """Headless Chromium on a served page: an edit reloads the page by itself and keeps the
-    reader's row where it was in the window; an edit that breaks the file shows the problems
-    over the page (no reload: the last good page stays) and fixing it clears them."""
+@contextlib.contextmanager
+def _spotting_open(starter, tmp_path, browser, height: int, words: str):
+    """A copy of the starter served, settled, with its spotting page open in Chromium (1000 px
+    wide, ``height`` tall), whose file holds ``words`` once: (server, page, the file, its text)."""
     rules = tmp_path / "rules"
     subprocess.run(["cp", "-r", str(starter), str(rules)], check=True)
     spotting = rules / "spotting.yaml"
     good = spotting.read_text("utf-8")
-    assert good.count("may be fired on only while") == 1
+    assert good.count(words) == 1
     with serving(rules, tmp_path, env_extra=NO_BUNDLE) as server:
         settled(server.url)
-        context = browser.new_context(viewport={"width": 1000, "height": 500})
-        page = context.new_page()
-        page.goto(server.url + "topics/spotting.html")
+        context = browser.new_context(viewport={"width": 1000, "height": height})
+        try:
+            page = context.new_page()
+            page.goto(server.url + "topics/spotting.html")
+            yield server, page, spotting, good
+        finally:
+            context.close()
+
+
+def test_in_a_browser_the_page_reloads_itself_where_it_was_and_shows_a_broken_edit_over_it(starter, tmp_path,
+                                                                                        browser):
+    """Headless Chromium on a served page: an edit (a clause's title: not the words of a
+    cell alone) reloads the page by itself and keeps the reader's row where it was in the
+    window; an edit that breaks the file shows the problems over the page (no reload: the
+    last good page stays) and fixing it clears them."""
+    with _spotting_open(starter, tmp_path, browser, 500, "title: Dispersed units as spotters") as (
+            _server, page, spotting, good):
         row = page.evaluate("() => { const all = [...document.querySelectorAll('tr[id]')];"
                             " return all[all.length - 1].id; }")
         page.evaluate("id => { document.getElementById(id).scrollIntoView(); window.scrollBy(0, -120); }", row)
@@ -658,8 +671,9 @@ def test_in_a_browser_the_page_reloads_itself_where_it_was_and_shows_a_broken_ed
         before = page.evaluate(top, row)
         page.evaluate("() => { window.notReloaded = true; }")
 
-        spotting.write_text(good.replace("may be fired on only while", "may be fired on (live) only while"), "utf-8")
-        page.wait_for_function("() => document.body.textContent.includes('may be fired on (live)')", timeout=120_000)
+        spotting.write_text(good.replace("title: Dispersed units as spotters", "title: Dispersed units (live)"),
+                            "utf-8")
+        page.wait_for_function("() => document.body.textContent.includes('Dispersed units (live)')", timeout=120_000)
         page.wait_for_load_state("load")
         page.wait_for_timeout(300)
         assert page.evaluate("() => window.notReloaded === undefined")       # it reloaded itself
@@ -672,13 +686,61 @@ def test_in_a_browser_the_page_reloads_itself_where_it_was_and_shows_a_broken_ed
         assert "The last rebuild failed" in overlay.inner_text()
         assert re.search(r"spotting\.yaml:\d+:\d+: error: ", overlay.inner_text())
         assert page.evaluate("() => window.notReloaded") is True               # the last good page stays
-        assert "may be fired on (live)" in page.evaluate("() => document.body.textContent")
+        assert "Dispersed units (live)" in page.evaluate("() => document.body.textContent")
 
         spotting.write_text(good, "utf-8")
         overlay.wait_for(state="detached", timeout=120_000)
-        page.wait_for_function("() => !document.body.textContent.includes('may be fired on (live)')",
+        page.wait_for_function("() => !document.body.textContent.includes('Dispersed units (live)')",
                                timeout=120_000)
-        context.close()
+
+
+#: the words of a cell on the served page, but its head (which the site's script changed)
+CELL_WORDS = ("id => [...document.getElementById(id).children].filter(c => !c.matches('.hm-cell-head'))"
+              ".map(c => c.outerHTML).join('')")
+
+
+def test_in_a_browser_a_text_edit_is_swapped_into_the_page_and_the_rebuilt_page_is_what_it_shows(
+        starter, tmp_path, browser):
+    """An edit of a cell's words alone is shown without a reload: the cell's words are
+    swapped in (its head, with the copy-link button the site's script made, stays the same
+    element), and once the server has rebuilt and finished the site, the page still has not
+    reloaded and its cell is, tag for tag, the cell of the page as served now. Undoing the
+    edit is swapped in as well; the words of a cell and a clause's title changed in one save
+    are not a text edit alone, and reload the page."""
+    with _spotting_open(starter, tmp_path, browser, 700, "may be fired on only while") as (
+            server, page, spotting, good):
+        cell = page.evaluate("() => [...document.querySelectorAll('td.hm-cell')]"
+                             ".find(td => td.textContent.includes('may be fired on only while')).id")
+        page.evaluate("id => { window.notReloaded = true; window.head = document.getElementById(id)"
+                      ".querySelector('.hm-cell-head'); }", cell)
+
+        def served_words() -> str:
+            return page.evaluate("async ([url, id]) => { const html = await (await fetch(url)).text();"
+                                 " const doc = new DOMParser().parseFromString(html, 'text/html');"
+                                 " return [...doc.getElementById(id).children]"
+                                 ".filter(c => !c.matches('.hm-cell-head')).map(c => c.outerHTML).join(''); }",
+                                 [server.url + "topics/spotting.html", cell])
+
+        assert page.evaluate(CELL_WORDS, cell) == served_words()
+        for before, after in (("may be fired on only while", "may be fired on (live) only while"),
+                              ("may be fired on (live) only while", "may be fired on only while")):
+            spotting.write_text(spotting.read_text("utf-8").replace(before, after), "utf-8")
+            page.wait_for_function("([id, words]) => document.getElementById(id).textContent.includes(words)",
+                                   arg=[cell, after], timeout=120_000)
+            settled(server.url)
+            page.wait_for_timeout(300)
+            assert page.evaluate("() => window.notReloaded") is True        # swapped in, never reloaded
+            assert page.evaluate("id => document.getElementById(id).querySelector('.hm-cell-head') === window.head",
+                                 cell)
+            assert page.evaluate(CELL_WORDS, cell) == served_words()
+            assert before not in page.evaluate("id => document.getElementById(id).textContent", cell)
+
+        # the words of a cell and a clause's title in one save: built, then reloaded
+        spotting.write_text(good.replace("may be fired on only while", "may be fired on (both) only while")
+                            .replace("title: Dispersed units as spotters", "title: Dispersed units (both)"), "utf-8")
+        page.wait_for_function("() => window.notReloaded === undefined", timeout=120_000)
+        page.wait_for_load_state("load")
+        assert "may be fired on (both)" in page.evaluate("() => document.body.textContent")
 
 
 # ---------------------------------------------------------------- the heap between edits
@@ -882,3 +944,59 @@ def test_the_server_names_the_pages_its_streams_were_opened_for(tmp_path):
     finally:
         server._streams.clear()
         sock.close()
+
+
+def test_a_patched_page_is_served_as_it_shows_and_told_its_patches_until_the_next_build(tmp_path):
+    """In this process: while a text edit's patch waits for its rebuild, the page is served
+    with the patch in it, a stream opened before the patch is told it (and one opened after
+    is not told it again), other pages are told nothing; the build that follows reloads the
+    page only if its file is not what the patch shows, and ends the patch."""
+    import hashlib
+
+    from harmony.site import serve
+    (tmp_path / "a.html").write_text("<html><body><td id=\"x\">old</td></body></html>", "utf-8")
+    (tmp_path / "b.html").write_text("<html><body>b</body></html>", "utf-8")
+    state = serve.BuildState()
+    server = serve.PreviewServer(serve.listen(0), tmp_path, state)
+    server.start()
+    port = server.address[1]
+    shown = b"<html><body><td id=\"x\">new</td></body></html>"
+    before, other = Events(port, "a.html"), Events(port, "b.html")
+    try:
+        for s in (before, other):
+            s.head()
+            assert s.next() == {"generation": 0, "problems": [], "reload": False}
+        state.patch("a.html", {"id": "x", "html": "<td id=\"x\">new</td>", "keep": ".h"}, shown)
+        server.tell()
+        told = before.next()
+        assert told["patches"] == [{"id": "x", "html": "<td id=\"x\">new</td>", "keep": ".h"}]
+        assert told["reload"] is False
+        assert "patches" not in other.next()
+        answer = raw(port, b"GET /a.html HTTP/1.0\r\n\r\n", timeout=30)
+        assert b"<td id=\"x\">new</td>" in answer and b"old" not in answer
+        after = Events(port, "a.html", since=state.generation)
+        try:
+            after.head()
+            assert "patches" not in after.next()
+        finally:
+            after.close()
+
+        # the rebuilt page is what the patch shows: no reload, and the file is served again
+        (tmp_path / "a.html").write_bytes(shown.replace(b"new", b"new, built"))
+        state.set([], {"a.html"}, {"a.html": hashlib.sha256(shown).hexdigest()}.get)
+        server.tell()
+        assert before.next()["reload"] is False
+        assert b"new, built" in raw(port, b"GET /a.html HTTP/1.0\r\n\r\n", timeout=30)
+
+        # another patch, and a build whose page is not what it shows: reload
+        state.patch("a.html", {"id": "x", "html": "<td id=\"x\">newer</td>", "keep": ".h"}, b"newer")
+        server.tell()
+        assert before.next()["patches"][0]["html"] == "<td id=\"x\">newer</td>"
+        state.set([], set(), {"a.html": "another digest"}.get)
+        server.tell()
+        assert before.next()["reload"] is True
+        assert state.shown("a.html") is None
+    finally:
+        before.close()
+        other.close()
+        server.stop()

@@ -408,7 +408,8 @@ def _no_space_in(warnings: str) -> None:
 def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
                site_dir: Path = generate.SITE, cache: str | os.PathLike | None = None,
                trust: Trust | None = None, preview: bool = False, keep: bool = False,
-               showing: Collection[str] = (), print_here: bool = False) -> BuildResult:
+               showing: Collection[str] = (), print_here: bool = False,
+               checked: tuple | None = None) -> BuildResult:
     """Build the site of ``rules`` into ``out``; raises :class:`BuildError` on rule errors.
 
     ``cache`` defaults to :func:`cache_dir` of ``out``; ``trust`` (default: as the
@@ -422,12 +423,13 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
     not in processes forked from it (for a process that runs other threads, as
     ``harmony serve`` does: a process forked beside a running thread inherits the locks it
     held at that moment, a buffered stream's among them, and can wait for one for ever).
+    ``checked``: the rules as the caller has just read and checked them (the model and its
+    report, read as ``trust`` lets: :func:`checked_rules`), not read again here.
     """
     start = time.perf_counter()
     given = out
     out = outdir.folder(out, "site", "--out", rules)
-    with game.reading_as(trust):   # a game module of the folder loads only if it may run
-        model, report = check_path(rules)
+    model, report = checked if checked is not None else checked_rules(rules, trust)
     if report.errors:
         raise BuildError(f"{len(report.errors)} error(s) in {rules}: fix them first", report)
     cache_path = Path(cache).resolve() if cache else cache_dir(out)
@@ -441,6 +443,12 @@ def build_site(rules: str | os.PathLike, out: str | os.PathLike, *, status=None,
             outdir.folder(out, "site", "--out", rules)   # again, now that no one else writes it
             return _build(model, out, cache_path, status, site_dir, start, rules, trust, preview, keep,
                           showing, print_here)
+
+
+def checked_rules(rules: str | os.PathLike, trust: Trust | None = None) -> tuple:
+    """The rules of ``rules`` read and checked as a build reads them: the model and the report."""
+    with game.reading_as(trust):   # a game module of the folder loads only if it may run
+        return check_path(rules)
 
 
 def print_jobs(model) -> list[printer.Job]:

@@ -213,6 +213,17 @@ def cell_body(cell: dict, with_status: bool = True) -> list[nodes.Node]:
     return out
 
 
+def cell_td(cell: dict, footnotes: dict[str, int]) -> nodes.Element:
+    """A cell as its row's ``<td>`` (``footnotes``: the row's, id -> number on the page)."""
+    cell["footnotes"] = footnotes
+    td = element("td", {"data-col": cell["source"], "data-label": cell["label"]},
+                 ids=[cell["anchor"]],
+                 classes=["hm-cell", f"hm-status-{cell['status']}", f"hm-kind-{cell['kind']}"]
+                 + (["hm-revision"] if cell["revision"] else []))
+    td.extend(cell_body(cell))
+    return td
+
+
 class DataDirective(SphinxDirective):
     """A directive whose content is one line of JSON."""
 
@@ -296,13 +307,7 @@ class HarmonyRow(DataDirective):
         tr += th
         for cell in row["cells"]:
             self.note("cell", cell["anchor"], cell["anchor"], f"{row['id']} in {cell['label']}")
-            cell["footnotes"] = row.get("footnotes", {})
-            td = element("td", {"data-col": cell["source"], "data-label": cell["label"]},
-                         ids=[cell["anchor"]],
-                         classes=["hm-cell", f"hm-status-{cell['status']}", f"hm-kind-{cell['kind']}"]
-                         + (["hm-revision"] if cell["revision"] else []))
-            td.extend(cell_body(cell))
-            tr += td
+            tr += cell_td(cell, row.get("footnotes", {}))
         out = [tr]
         if row.get("examples"):
             out.append(examples_row(row["examples"], len(row["cells"]) + 1))

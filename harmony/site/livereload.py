@@ -7,8 +7,12 @@ to the server's events (:data:`EVENTS_PATH`, server-sent events): each says whet
 build failed, with its problems as ``harmony check`` prints them (the overlay shows them,
 and goes when a rebuild succeeds), and whether the page's own file changed since it was
 served (then the page reloads, and puts the reader back where they were: the element
-with an id nearest the top of the window, at the same height). A hidden tab closes its
-stream (browsers allow few connections to one server) and asks again when shown.
+with an id nearest the top of the window, at the same height). A text-only edit is shown
+before its rebuild (:mod:`.textedit`): the event carries the new cells, which the page swaps
+in without reloading; a page asked for meanwhile is served with them, and once the
+rebuild has written the page, it reloads only if its file is not what the patched page
+shows. A hidden tab closes its stream (browsers allow few connections to one server) and
+asks again when shown.
 
 >>> s = BuildState(); s.set([]); s.set(["r/a.yaml:3:5: error: bad <value> [x]"])
 >>> "r/a.yaml:3:5: error: bad &lt;value&gt; [x]" in s.banner()
@@ -24,7 +28,7 @@ import json
 import os
 import secrets
 import threading
-from collections.abc import Set
+from collections.abc import Callable, Set
 from pathlib import Path
 
 #: the stream of events a served page listens to, and the build state as one JSON object
@@ -81,6 +85,14 @@ function restore() {
   var at = place.anchor && document.getElementById(place.anchor);
   window.scrollTo(0, at ? at.getBoundingClientRect().top + window.scrollY - place.top : place.y);
 }
+function patch(p) {
+  var cell = document.getElementById(p.id), box = document.createElement("template");
+  box.innerHTML = p.html;
+  var fresh = box.content.firstElementChild;
+  if (!cell || !fresh || fresh.id !== p.id) return;
+  Array.prototype.slice.call(cell.children).forEach(function (c) { if (!c.matches(p.keep)) cell.removeChild(c); });
+  Array.prototype.slice.call(fresh.children).forEach(function (c) { if (!c.matches(p.keep)) cell.appendChild(c); });
+}
 function connect() {
   if (source || !window.EventSource) return;
   source = new EventSource(me.events + "?page=" + encodeURIComponent(me.page) + "&since=" + me.generation
@@ -89,6 +101,7 @@ function connect() {
     var s = JSON.parse(e.data);
     overlay(s.problems);
     if (s.reload) { remember(); source.close(); source = null; location.reload(); }
+    else if (s.patches) s.patches.forEach(patch);
   });
 }
 document.addEventListener("visibilitychange", function () {
@@ -115,18 +128,53 @@ class BuildState:
         self.server = secrets.token_hex(4)
         #: whether the site stays as it is until the next edit (no PDF or full build to come)
         self.settled = True
+        #: page -> the bytes it shows once patched (:meth:`patch`), and its patches with the
+        #: generation of each, until the next build that ends well
+        self.pending: dict[str, tuple[bytes, list[tuple[int, dict]]]] = {}
 
-    def set(self, problems: list[str], changed: Set[str] | None = frozenset()) -> None:
+    def set(self, problems: list[str], changed: Set[str] | None = frozenset(),
+            digest: Callable[[str], str | None] | None = None) -> None:
         """A build ended: with ``problems`` (it failed, the site is as it was), or with the
-        pages whose files ``changed`` (None: every page)."""
+        pages whose files ``changed`` (None: every page). A patched page (:meth:`patch`)
+        reloads unless ``digest`` (a page's path -> the SHA-256 of its bytes now) says its
+        file is now what the patched page shows; a build that ends well ends every patch.
+
+        >>> s = BuildState(); s.patch("a.html", {"id": "x"}, b"new"); s.patch("b.html", {"id": "y"}, b"new")
+        >>> s.set([], {"a.html", "b.html"}, {"a.html": hashlib.sha256(b"new").hexdigest()}.get)
+        >>> sorted(s.changed_at), s.pending
+        (['b.html'], {})
+        """
         with self.lock:
             self.generation += 1
             self.problems = list(problems)
+            if not problems and self.pending:
+                changed = None if changed is None else set(changed)
+                for page, (shown, _patches) in self.pending.items():
+                    same = digest is not None and digest(page) == hashlib.sha256(shown).hexdigest()
+                    if changed is not None and same:
+                        changed.discard(page)
+                    elif changed is not None:
+                        changed.add(page)
+                self.pending = {}
             if changed is None:
                 self.all_changed_at = self.generation
             else:
                 for page in changed:
                     self.changed_at[page] = self.generation
+
+    def patch(self, page: str, event: dict, shown: bytes) -> None:
+        """Tell ``page`` to swap in a cell (``event``, :meth:`.textedit.Patch.as_event`): the
+        page then shows ``shown``, which it is served as until the next build."""
+        with self.lock:
+            self.generation += 1
+            _, patches = self.pending.get(page, (b"", []))
+            self.pending[page] = (shown, [*patches, (self.generation, event)])
+
+    def shown(self, page: str) -> bytes | None:
+        """What ``page`` shows once patched, while a patch waits for its rebuild."""
+        with self.lock:
+            found = self.pending.get(page)
+            return found[0] if found else None
 
     def settle(self, settled: bool) -> None:
         with self.lock:
@@ -146,12 +194,19 @@ class BuildState:
         'data: {"generation":2,"problems":["x.yaml:1:1: error: bad [c]"],"reload":true}'
         >>> b'"reload":false' in s.event("a.html", 1, s.server)[1], b'"reload":true' in s.event("a.html", 1, "old")[1]
         (True, True)
+        >>> s.patch("a.html", {"id": "x"}, b"<p>"); s.event("a.html", 2, s.server)[1].decode().splitlines()[2]
+        'data: {"generation":3,"problems":["x.yaml:1:1: error: bad [c]"],"reload":false,"patches":[{"id":"x"}]}'
+        >>> b"patches" in s.event("a.html", 3, s.server)[1]
+        False
         """
         with self.lock:
             changed = max(self.changed_at.get(page, 0), self.all_changed_at) > since
             reload = changed or (server is not None and server != self.server)
-            data = json.dumps({"generation": self.generation, "problems": self.problems, "reload": reload},
-                              separators=(",", ":"))
+            state: dict = {"generation": self.generation, "problems": self.problems, "reload": reload}
+            patches = [p for g, p in self.pending.get(page, (b"", []))[1] if g > since]
+            if patches and not reload:
+                state["patches"] = patches
+            data = json.dumps(state, separators=(",", ":"))
             return self.generation, f"id: {self.generation}\nevent: state\ndata: {data}\n\n".encode()
 
     def banner(self) -> str:
@@ -209,6 +264,11 @@ class Snapshot:
                     continue
                 found[os.path.relpath(path, self.out).replace(os.sep, "/")] = (st.st_size, st.st_mtime_ns)
         return found
+
+    def digest(self, rel: str) -> str | None:
+        """The SHA-256 of the file ``rel`` (its path in the site) as last seen, if it was."""
+        found = self.files.get(rel)
+        return found[2] if found else None
 
     def update(self) -> set[str]:
         """The files whose bytes changed (or that came or went) since the last call."""

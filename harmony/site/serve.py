@@ -6,12 +6,14 @@ The rules folder, the hand-written pages and the templates are watched
 the explorer's bundle left as it was; of the pages the edit changed, only those open in a
 browser when any is, :meth:`PreviewServer.open_pages`), and the open pages are told at once
 (:mod:`.livereload`: server-sent events): the page whose file changed reloads
-itself where the reader was. When a rebuild fails, the last good site stays up,
-every page shows the problems (file, line, column, message, as ``harmony check``
-says them) over it and the terminal prints them, until a rebuild succeeds. A moment
-after the last edit (:data:`SETTLE`), the PDFs the previews left are printed in a
-child process (:mod:`.printing`; an edit stops it) and a full build finishes the
-site, forking no printer of its own: the server's threads run by then (a process
+itself where the reader was. An edit that changed only the words of cells is shown on the
+open pages before its preview builds (:mod:`.textedit`: the cells are swapped in, and the
+page reloads after the preview only if its file is not what it shows). When a rebuild
+fails, the last good site stays up, every page shows the problems (file, line, column,
+message, as ``harmony check`` says them) over it and the terminal prints them, until a
+rebuild succeeds. A moment after the last edit (:data:`SETTLE`), the PDFs the previews
+left are printed in a child process (:mod:`.printing`; an edit stops it) and a full
+build finishes the site, forking no printer of its own: the server's threads run by then (a process
 forked beside a running thread inherits the locks it holds). Only the built site is
 served: no folder listings, and the build cache lives outside it.
 
@@ -43,14 +45,15 @@ import threading
 import time
 import urllib.parse
 from collections.abc import Collection
+from typing import Any
 from pathlib import Path
 
 from ..signals import Terminated
 from ..outdir import WriteFailed
 from ..trust import Trust
 from ..usage import UsageError
-from . import printing
-from .build import BuildError, BuildResult, build_site, cache_dir, print_jobs
+from . import generate, printing, sphinxapp, textedit
+from .build import BuildError, BuildResult, build_site, cache_dir, checked_rules, print_jobs
 from .livereload import EVENTS_PATH, RETRY_MS, STATUS_PATH, BuildState, Snapshot, inject, pages_changed
 from .watch import WATCHED, Watcher, fingerprint, watched_files
 
@@ -151,6 +154,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             return self.send_error(404, "No such page")   # by a rebuild as it was read ...
         if page is not None:
             name = target.relative_to(self.directory).as_posix()
+            page = self.state.shown(name) or page      # (a text edit shown ahead of its rebuild)
             return self._send(inject(page, name, self.state), "text/html; charset=utf-8")
         return super().do_GET()
 
@@ -659,7 +663,7 @@ def docname(page: str) -> str:
 def build_once(rules: Path, out: Path, out_stream=None, err=None, state: BuildState | None = None,
                trust: Trust | None = None, *, preview: bool = False, keep: bool = False,
                snapshot: Snapshot | None = None, showing: Collection[str] = (),
-               print_here: bool = False) -> BuildResult | None:
+               print_here: bool = False, checked: tuple | None = None) -> BuildResult | None:
     """Build the site (a preview build if ``preview``), say so on ``out_stream`` with the
     files whose bytes changed (``snapshot``: the site as it was), and set ``state``; a failure
     is said on ``err`` (the problems as ``harmony check`` says them, or one line) and leaves
@@ -668,7 +672,7 @@ def build_once(rules: Path, out: Path, out_stream=None, err=None, state: BuildSt
     out_stream, err = out_stream or sys.stdout, err or sys.stderr
     try:
         res = build_site(rules, out, trust=trust, preview=preview, keep=keep, showing=showing,
-                         print_here=print_here)
+                         print_here=print_here, checked=checked)
     except (OSError, WriteFailed) as e:    # a file that could not be read or written, a full disk
         problem = (str(e) if isinstance(e, WriteFailed) else
                    f"could not rebuild: {e.strerror or e}" + (f": {e.filename}" if e.filename else ""))
@@ -701,7 +705,8 @@ def build_once(rules: Path, out: Path, out_stream=None, err=None, state: BuildSt
         said += "; changed: " + ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
     print(said, file=out_stream, flush=True)
     if state is not None:
-        state.set([], pages_changed(changed) if snapshot is not None else None)
+        state.set([], pages_changed(changed) if snapshot is not None else None,
+                  snapshot.digest if snapshot is not None else None)
     return res
 
 
@@ -738,13 +743,15 @@ class _Editing:
         self.uncollected = 0
         #: the clock the waits are measured by (a test's own)
         self.clock = time.monotonic
+        #: the rules of the last build that ended well (what a text edit is told from)
+        self.model: Any = None
 
     def collect(self) -> None:
         """Collect the whole heap (the garbage the previews left)."""
         gc.collect()
         self.uncollected = 0
 
-    def build(self, preview: bool) -> BuildResult | None:
+    def build(self, preview: bool, checked: tuple | None = None) -> BuildResult | None:
         """A preview makes, reads and writes the changed pages a browser has open first (all
         of them when none is open), the full build that follows the rest. Once the server
         serves, its threads run: a full build then forks no printer (it finds the PDFs that
@@ -753,7 +760,9 @@ class _Editing:
         showing = self.server.open_pages() if preview and self.server is not None else set()
         res = build_once(self.rules, self.out, self.out_stream, self.err, self.state, self.trust,
                          preview=preview, keep=True, snapshot=self.snapshot, showing=showing,
-                         print_here=self.server is not None)
+                         print_here=self.server is not None, checked=checked)
+        if res is not None:
+            self.model = res.model
         if self.server is not None:
             self.server.tell()
         self.unfinished = res if res is not None and res.preview else None
@@ -776,7 +785,48 @@ class _Editing:
         if self.uncollected >= MOST_UNCOLLECTED:
             self.collect()
         self.uncollected += 1
-        self.build(preview=True)
+        self.build(preview=True, checked=self.show_ahead())
+
+    def show_ahead(self) -> tuple | None:
+        """Read and check the edited rules; if the edit changed only the words of cells
+        (:func:`.textedit.text_edits`), swap the new cells into the pages open in a browser
+        at once (:meth:`patch`). The rules checked, for the preview; None when they could not
+        be read (the preview reads them again, and says why)."""
+        try:
+            checked = checked_rules(self.rules, self.trust)
+        except Exception:
+            return None
+        model, report = checked
+        if not report.errors and self.model is not None and self.server is not None:
+            try:
+                self.patch(model)
+            except Exception as e:       # pragma: no cover - a bug of ours: one line, the preview shows it
+                print(f"harmony serve: could not show the edit ahead of its rebuild: {type(e).__name__}: {e}",
+                      file=self.err or sys.stderr, flush=True)
+        return checked
+
+    def patch(self, model) -> None:
+        """Swap the cells whose words alone changed into the open pages that show them."""
+        assert self.server is not None
+        edits = textedit.text_edits(self.model, model)
+        if not edits:
+            return
+        showing = {f"{name}.html" for name in self.server.open_pages()}
+        edits = [(clause, key) for clause, key in edits if textedit.page_of(clause) in showing]
+        if not edits:
+            return
+        with sphinxapp.kept(self.cache, generate.SITE, generate.conf_overrides(model)) as app:
+            if app is None:
+                return
+            for p in textedit.patches(app, model, edits):
+                try:
+                    page = self.state.shown(p.page) or (self.out / p.page).read_bytes()
+                except OSError:            # (no such page yet: the preview makes it)
+                    continue
+                shown = textedit.spliced(page, p)
+                if shown is not None:
+                    self.state.patch(p.page, p.as_event(), shown)
+        self.server.tell()
 
     def idle(self) -> None:
         """No edit came: go on finishing the site."""

@@ -92,6 +92,18 @@ def application(cache: Path, site_dir: Path, overrides: dict[str, str], status=N
         _KEPT[cache] = kept
 
 
+@contextmanager
+def kept(cache: Path, site_dir: Path, overrides: dict[str, str]) -> Iterator[Any]:
+    """The application kept from the last build of ``cache`` (registrations put back, as for
+    a build) if its configuration is the same, kept again after the block; else None."""
+    found = _KEPT.get(cache)
+    if found is None or found.key != _key(site_dir, overrides):
+        yield None
+        return
+    with application(cache, site_dir, overrides, keep=True) as (app, _warnings):
+        yield app
+
+
 def _listed_as(env, docname: str) -> tuple:
     """What a page whose toctree lists ``docname`` shows of it: its title, its sections
     and the metadata that shape them."""

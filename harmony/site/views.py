@@ -271,15 +271,21 @@ def note_view(model: Model, note) -> dict:
             "terms": _terms(model, note.text)}
 
 
-def topic_view(model: Model, topic: Topic, trust: Trust | None = None) -> dict:
-    """A topic page: a row per clause (:func:`row_view`), its footnotes, notes and tables."""
-    clauses = model.clauses_of(topic.id)
+def footnote_numbers(model: Model, topic: Topic) -> dict[str, int]:
+    """The number of each footnote on a topic's page: in the order the rows first mark them."""
     fn_ids: list[str] = []
-    for c in clauses:
+    for c in model.clauses_of(topic.id):
         for f in clause_footnotes(c, topic.sources):
             if f not in fn_ids:
                 fn_ids.append(f)
-    numbers = {f: i + 1 for i, f in enumerate(fn_ids)}
+    return {f: i + 1 for i, f in enumerate(fn_ids)}
+
+
+def topic_view(model: Model, topic: Topic, trust: Trust | None = None) -> dict:
+    """A topic page: a row per clause (:func:`row_view`), its footnotes, notes and tables."""
+    clauses = model.clauses_of(topic.id)
+    numbers = footnote_numbers(model, topic)
+    fn_ids = list(numbers)
     columns = []
     for key in topic.sources:
         src = model.sources.get(key)

@@ -1,0 +1,89 @@
+"""A text-only edit shown ahead of its rebuild (harmony.site.textedit): which edits are the
+words of cells alone, and the cell written as the rebuilt page writes it."""
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from harmony.site import generate, sphinxapp, textedit
+from harmony.site.build import build_site, cache_dir, checked_rules
+from conftest import RULES
+
+
+def _edited(rules, name: str, old: str, new: str, clean: bool = True):
+    """The rules read and checked with the first ``old`` of file ``name`` made ``new`` (the
+    file is put back); ``clean``: they must check without an error."""
+    path = rules / name
+    text = path.read_text("utf-8")
+    assert old in text, old
+    try:
+        path.write_text(text.replace(old, new, 1), "utf-8")
+        model, report = checked_rules(rules)
+    finally:
+        path.write_text(text, "utf-8")
+    assert not clean or not report.errors, [str(d) for d in report.errors]
+    return model
+
+
+@pytest.fixture(scope="module")
+def shipped_kept(tmp_path_factory):
+    """The shipped rules built once in this process (no PDF, no explorer), Sphinx's
+    application kept."""
+    mp = pytest.MonkeyPatch()
+    mp.setenv("HARMONY_PYODIDE", "")
+    tmp = tmp_path_factory.mktemp("textedit")
+    rules, out = tmp / "rules", tmp / "out"
+    shutil.copytree(RULES, rules)
+    built = build_site(rules, out, keep=True, preview=True)
+    yield rules, out, built.model
+    sphinxapp.forget(cache_dir(out))
+    mp.undo()
+
+
+def test_every_cell_is_written_as_its_page_holds_it(shipped_kept):
+    """For every cell of the shipped rules that a topic page shows, the ``<td>`` written
+    here is in the built page, byte for byte: the patch is what the rebuild writes."""
+    rules, out, model = shipped_kept
+    seen = 0
+    with sphinxapp.kept(cache_dir(out), generate.SITE, generate.conf_overrides(model)) as app:
+        assert app is not None
+        for clause in model.clauses.values():
+            page = (out / textedit.page_of(clause)).read_text("utf-8")
+            for key in model.topics[clause.topic].sources:
+                html = textedit.cell_html(app, model, clause, key)
+                assert html is not None and html in page, (clause.id, key)
+                assert textedit.spliced(page.encode(), textedit.Patch("p", clause.id, html)) == page.encode()
+                seen += 1
+    assert seen > 150
+
+
+@pytest.mark.parametrize("old, new, edited", [
+    ("cannot be fired on by units that are not", "cannot be fired on by units not", [("spotting.rule", "PB")]),
+    ("cannot be fired on by units that are not", "cannot be fired on by units that are not\n\n"
+     "          in a second paragraph,", [("spotting.rule", "PB")]),
+    ("Taken by its position alone", "Read by its place alone", [("spotting.rule", "PB")]),      # its note
+])
+def test_an_edit_of_a_cells_words_is_a_text_edit(shipped_kept, old, new, edited):
+    rules, _out, model = shipped_kept
+    edits = textedit.text_edits(model, _edited(rules, "spotting.yaml", old, new))
+    assert [(c.id, key) for c, key in edits] == edited
+
+
+def test_the_same_rules_read_again_are_no_edit(shipped_kept):
+    rules, _out, model = shipped_kept
+    assert textedit.text_edits(model, checked_rules(rules)[0]) == []
+
+
+@pytest.mark.parametrize("name, old, new", [
+    ("spotting.yaml", "params: {spot.open-terrain-los: true}", "params: {spot.open-terrain-los: false}"),
+    ("spotting.yaml", "title: Units in cover must be spotted", "title: Units in cover are spotted first"),
+    ("spotting.yaml", "status: rule", "status: optional"),
+    ("spotting.yaml", "title: Units in woods and town", "title: Units in the woods and towns"),   # its card
+    ("spotting.yaml", "cannot be fired on by units that are not", "cannot be fired on[^rev-1] by units not"),
+    ("topics.yaml", "title: Spotting\n", "title: Spotting and seeing\n"),
+    ("glossary.yaml", "definition: Terrain that hides", "definition: Terrain which hides"),
+])
+def test_an_edit_of_anything_but_the_words_of_cells_is_not(shipped_kept, name, old, new):
+    rules, _out, model = shipped_kept
+    assert textedit.text_edits(model, _edited(rules, name, old, new, clean=False)) is None
