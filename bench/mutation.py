@@ -125,6 +125,9 @@ SUITES = {
     # SIGTERM let through doctest (signals.py)
     "fitcache": (("fit",), ("tests/test_cards.py",)),
     "signals": (("signals",), ("tests/test_signals.py", "tests/test_fuzz.py")),
+    # session 21: a text edit swapped into the open page before its rebuild (with --within
+    # Patch,as_event,_footnotes,text_edits,page_of,cell_html,patches,spliced,set,patch,shown,event,digest)
+    "textedit": (("textedit", "livereload"), ("tests/test_textedit.py",)),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -300,7 +303,8 @@ WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/
          "snapshot": "site/snapshot.py", "pyodidejob": "site/pyodidejob.py", "bytecode": "site/bytecode.py",
          "explorer": "site/explorer.py", "rbrender": "rulebook/render.py", "playcache": "playcache.py",
          "game": "game.py", "pbgame": "games/panzerblitz/__init__.py", "sidebar": "site/sidebar.py",
-         "stemming": "site/stemming.py", "fit": "cards/fit.py", "signals": "signals.py"}
+         "stemming": "site/stemming.py", "fit": "cards/fit.py", "signals": "signals.py",
+         "textedit": "site/textedit.py", "livereload": "site/livereload.py"}
 
 
 def rel_of(module: str) -> str:

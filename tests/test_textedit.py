@@ -87,3 +87,21 @@ def test_the_same_rules_read_again_are_no_edit(shipped_kept):
 def test_an_edit_of_anything_but_the_words_of_cells_is_not(shipped_kept, name, old, new):
     rules, _out, model = shipped_kept
     assert textedit.text_edits(model, _edited(rules, name, old, new, clean=False)) is None
+
+
+def test_the_patches_of_an_edit_name_the_page_and_cell_and_skip_a_cell_no_page_shows(shipped_kept):
+    rules, out, model = shipped_kept
+    edited = _edited(rules, "spotting.yaml", "cannot be fired on by units that are not",
+                     "cannot be fired on (zorped) by units that are not")
+    clause = edited.clauses["spotting.rule"]
+    unshown = next(k for k in edited.sources if k not in edited.topics[clause.topic].sources)
+    with sphinxapp.kept(cache_dir(out), generate.SITE, generate.conf_overrides(edited)) as app:
+        found = textedit.patches(app, edited, [(clause, "PB"), (clause, unshown)])
+        was = textedit.cell_html(app, model, model.clauses["spotting.rule"], "PB")
+    assert [(p.page, p.id) for p in found] == [("topics/spotting.html", "spotting.rule@PB")]
+    assert "(zorped)" in found[0].html and found[0].html.startswith("<td ")
+    assert found[0].as_event() == {"id": "spotting.rule@PB", "html": found[0].html, "keep": ".hm-cell-head"}
+    page = (out / "topics/spotting.html").read_bytes()
+    shown = textedit.spliced(page, found[0])
+    assert shown is not None and b"(zorped)" in shown and b"(zorped)" not in page
+    assert was is not None and shown == page.replace(was.encode(), found[0].html.encode())

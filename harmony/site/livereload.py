@@ -140,9 +140,11 @@ class BuildState:
         file is now what the patched page shows; a build that ends well ends every patch.
 
         >>> s = BuildState(); s.patch("a.html", {"id": "x"}, b"new"); s.patch("b.html", {"id": "y"}, b"new")
-        >>> s.set([], {"a.html", "b.html"}, {"a.html": hashlib.sha256(b"new").hexdigest()}.get)
-        >>> sorted(s.changed_at), s.pending
-        (['b.html'], {})
+        >>> s.set(["x.yaml:1:1: error: bad [c]"], set(), None); s.shown("a.html")      # a failed build: kept
+        b'new'
+        >>> s.set([], {"a.html"}, {"a.html": hashlib.sha256(b"new").hexdigest()}.get)
+        >>> sorted(s.changed_at), s.pending, s.shown("a.html")
+        (['b.html'], {}, None)
         """
         with self.lock:
             self.generation += 1
@@ -196,8 +198,8 @@ class BuildState:
         (True, True)
         >>> s.patch("a.html", {"id": "x"}, b"<p>"); s.event("a.html", 2, s.server)[1].decode().splitlines()[2]
         'data: {"generation":3,"problems":["x.yaml:1:1: error: bad [c]"],"reload":false,"patches":[{"id":"x"}]}'
-        >>> b"patches" in s.event("a.html", 3, s.server)[1]
-        False
+        >>> b"patches" in s.event("a.html", 3, s.server)[1], b'"reload":false' in s.event("b.html", 0, s.server)[1]
+        (False, True)
         """
         with self.lock:
             changed = max(self.changed_at.get(page, 0), self.all_changed_at) > since
@@ -266,7 +268,15 @@ class Snapshot:
         return found
 
     def digest(self, rel: str) -> str | None:
-        """The SHA-256 of the file ``rel`` (its path in the site) as last seen, if it was."""
+        """The SHA-256 of the file ``rel`` (its path in the site) as last seen, if it was.
+
+        >>> import tempfile
+        >>> with tempfile.TemporaryDirectory() as d:
+        ...     _ = Path(d, "a.html").write_bytes(b"page")
+        ...     snap = Snapshot(Path(d))
+        >>> snap.digest("a.html") == hashlib.sha256(b"page").hexdigest(), snap.digest("b.html")
+        (True, None)
+        """
         found = self.files.get(rel)
         return found[2] if found else None
 

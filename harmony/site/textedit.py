@@ -12,8 +12,8 @@ rebuild stays the truth: the patch only shows it sooner.
 >>> old = b'<tr><td class="hm-cell" id="a&#64;PB">\\n<p>old</p></td><td id="b">\\n<p>b</p></td></tr>'
 >>> spliced(old, Patch("p.html", "a@PB", '<td class="hm-cell" id="a&#64;PB">\\n<p>new</p></td>'))
 b'<tr><td class="hm-cell" id="a&#64;PB">\\n<p>new</p></td><td id="b">\\n<p>b</p></td></tr>'
->>> spliced(old, Patch("p.html", "c", '<td id="c"></td>')) is None
-True
+>>> [spliced(old, Patch("p.html", "c", '<td id="c"></td>')), spliced(b'<td id="a">', Patch("p", "a", '<td id="a">'))]
+[None, None]
 """
 from __future__ import annotations
 
@@ -136,27 +136,22 @@ def patches(app, model: Model, edits: list[tuple[Clause, str]]) -> list[Patch]:
     return out
 
 
-#: a ``<td`` start tag or a ``</td>`` end tag; an ``id`` attribute
+#: an ``id`` attribute
 _ID = re.compile(rb' id="[^"]*"')
-_TD = re.compile(rb"<td[\s>]|</td>")
 
 
 def spliced(page: bytes, patch: Patch) -> bytes | None:
     """``page`` (the bytes of a built page) with the cell ``patch.id`` replaced by the patch's
     HTML, as a browser that applied the patch shows it; None if the page has no such cell.
     The cell is found by its ``id`` attribute as the patch's HTML writes it (the writer
-    writes ``@`` as ``&#64;``)."""
+    writes ``@`` as ``&#64;``), and ends at the first ``</td>``: a cell holds no table, and
+    its text is escaped."""
     html = patch.html.encode("utf-8")
     found = _ID.search(html, 0, html.find(b">"))
     if found is None:
         return None
     at = page.find(found.group())
-    start = page.rfind(b"<td", 0, at) if at >= 0 else -1
-    if start < 0 or b">" in page[start:at]:
+    start, end = page.rfind(b"<td", 0, at), page.find(b"</td>", at)
+    if min(at, start, end) < 0 or b">" in page[start:at]:
         return None
-    depth = 0
-    for m in _TD.finditer(page, start):
-        depth += 1 if m.group() != b"</td>" else -1
-        if depth == 0:
-            return page[:start] + html + page[m.end():]
-    return None
+    return page[:start] + html + page[end + len(b"</td>"):]
