@@ -987,6 +987,12 @@ def test_a_patched_page_is_served_as_it_shows_and_told_its_patches_until_the_nex
         server.tell()
         assert before.next()["reload"] is False
         assert b"new, built" in raw(port, b"GET /a.html HTTP/1.0\r\n\r\n", timeout=30)
+        cut = Events(port, "a.html", since=0)         # a page whose stream was cut before the patch
+        try:
+            cut.head()
+            assert cut.next()["reload"] is True
+        finally:
+            cut.close()
 
         # another patch, and a build whose page is not what it shows: reload
         state.patch("a.html", {"id": "x", "html": "<td id=\"x\">newer</td>", "keep": ".h"}, b"newer")

@@ -137,32 +137,35 @@ class BuildState:
         """A build ended: with ``problems`` (it failed, the site is as it was), or with the
         pages whose files ``changed`` (None: every page). A patched page (:meth:`patch`)
         reloads unless ``digest`` (a page's path -> the SHA-256 of its bytes now) says its
-        file is now what the patched page shows; a build that ends well ends every patch.
+        file is now what the patched page shows: then it changed, for the pages told of
+        it, at its last patch (a page told of that patch, or served with it, shows the file
+        already; one whose stream was cut before it reloads). A build that ends well ends
+        every patch.
 
         >>> s = BuildState(); s.patch("a.html", {"id": "x"}, b"new"); s.patch("b.html", {"id": "y"}, b"new")
         >>> s.set(["x.yaml:1:1: error: bad [c]"], set(), None); s.shown("a.html")      # a failed build: kept
         b'new'
         >>> s.set([], {"a.html"}, {"a.html": hashlib.sha256(b"new").hexdigest()}.get)
-        >>> sorted(s.changed_at), s.pending, s.shown("a.html")
-        (['b.html'], {}, None)
+        >>> s.changed_at, s.pending, s.shown("a.html")
+        ({'a.html': 1, 'b.html': 4}, {}, None)
         """
         with self.lock:
             self.generation += 1
             self.problems = list(problems)
+            patched: dict[str, int] = {}
             if not problems and self.pending:
                 changed = None if changed is None else set(changed)
-                for page, (shown, _patches) in self.pending.items():
-                    same = digest is not None and digest(page) == hashlib.sha256(shown).hexdigest()
-                    if changed is not None and same:
-                        changed.discard(page)
-                    elif changed is not None:
+                for page, (shown, patches) in self.pending.items():
+                    if digest is not None and digest(page) == hashlib.sha256(shown).hexdigest():
+                        patched[page] = patches[-1][0]
+                    if changed is not None:
                         changed.add(page)
                 self.pending = {}
             if changed is None:
                 self.all_changed_at = self.generation
             else:
                 for page in changed:
-                    self.changed_at[page] = self.generation
+                    self.changed_at[page] = patched.get(page, self.generation)
 
     def patch(self, page: str, event: dict, shown: bytes) -> None:
         """Tell ``page`` to swap in a cell (``event``, :meth:`.textedit.Patch.as_event`): the

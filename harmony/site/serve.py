@@ -713,6 +713,9 @@ def build_once(rules: Path, out: Path, out_stream=None, err=None, state: BuildSt
 #: seconds without an edit after which the PDFs a preview left are printed and the site is
 #: finished by a full build
 SETTLE = 2.0
+#: characters of cells swapped into one page at most (an edit of more is built, and the page
+#: reloads): well within what a page's event stream may hold waiting (:data:`MAX_PENDING`)
+PATCH_MOST = MAX_PENDING // 4
 #: seconds after a preview, without an edit, at which the whole heap is collected (a
 #: preview runs no full collection: see :func:`harmony.site.build._default_collection`);
 #: by then the open page has reloaded, so the collection does not hold up its requests
@@ -818,7 +821,13 @@ class _Editing:
         with sphinxapp.kept(self.cache, generate.SITE, generate.conf_overrides(model)) as app:
             if app is None:
                 return
-            for p in textedit.patches(app, model, edits):
+            found = textedit.patches(app, model, edits)
+            size: dict[str, int] = {}
+            for p in found:
+                size[p.page] = size.get(p.page, 0) + len(p.html)
+            for p in found:
+                if size[p.page] > PATCH_MOST:      # (a page's stream holds less: it reloads)
+                    continue
                 try:
                     page = self.state.shown(p.page) or (self.out / p.page).read_bytes()
                 except OSError:            # (no such page yet: the preview makes it)

@@ -14,6 +14,8 @@ rebuild stays the truth: the patch only shows it sooner.
 b'<tr><td class="hm-cell" id="a&#64;PB">\\n<p>new</p></td><td id="b">\\n<p>b</p></td></tr>'
 >>> [spliced(old, Patch("p.html", "c", '<td id="c"></td>')), spliced(b'<td id="a">', Patch("p", "a", '<td id="a">'))]
 [None, None]
+>>> spliced(b'<td id="a">old</td>', Patch("p.html", "a", '<td id="a">new</td>'))
+b'<td id="a">new</td>'
 """
 from __future__ import annotations
 
