@@ -105,3 +105,41 @@ def test_the_patches_of_an_edit_name_the_page_and_cell_and_skip_a_cell_no_page_s
     shown = textedit.spliced(page, found[0])
     assert shown is not None and b"(zorped)" in shown and b"(zorped)" not in page
     assert was is not None and shown == page.replace(was.encode(), found[0].html.encode())
+
+
+class _Open:
+    """A server whose browsers have ``pages`` open."""
+
+    def __init__(self, *pages: str):
+        self.pages, self.told = set(pages), 0
+
+    def open_pages(self) -> set[str]:
+        return self.pages
+
+    def tell(self) -> None:
+        self.told += 1
+
+
+@pytest.mark.parametrize("open_pages, most, patched", [
+    (("topics/spotting",), None, True),
+    (("topics/spotting", "index"), None, True),
+    (("index",), None, False),                  # the page is not open: nothing to swap into
+    (("topics/spotting",), 100, False),         # more than a page's stream should hold: built instead
+])
+def test_serve_swaps_an_edited_cell_into_its_page_only_while_it_is_open_and_small(shipped_kept, monkeypatch,
+                                                                                   open_pages, most, patched):
+    from harmony.site import serve
+    rules, out, model = shipped_kept
+    if most is not None:
+        monkeypatch.setattr(serve, "PATCH_MOST", most)
+    editing = serve._Editing(rules, out, serve.BuildState(), None)
+    editing.model, editing.server = model, _Open(*open_pages)
+    edited = _edited(rules, "spotting.yaml", "cannot be fired on by units that are not",
+                     "cannot be fired on (zorped) by units that are not")
+    editing.patch(edited)
+    shown = editing.state.shown("topics/spotting.html")
+    assert (shown is not None) == patched and editing.server.told == int(patched)
+    if patched:
+        assert b"(zorped)" in shown and shown != (out / "topics/spotting.html").read_bytes()
+        told = editing.state.event("topics/spotting.html", 0)[1].decode()
+        assert '"patches":[{"id":"spotting.rule@PB"' in told and "(zorped)" in told

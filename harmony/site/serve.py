@@ -36,6 +36,7 @@ import errno
 import gc
 import http.server
 import io
+import json
 import queue
 import selectors
 import socket
@@ -713,8 +714,9 @@ def build_once(rules: Path, out: Path, out_stream=None, err=None, state: BuildSt
 #: seconds without an edit after which the PDFs a preview left are printed and the site is
 #: finished by a full build
 SETTLE = 2.0
-#: characters of cells swapped into one page at most (an edit of more is built, and the page
-#: reloads): well within what a page's event stream may hold waiting (:data:`MAX_PENDING`)
+#: bytes of cells (as their event writes them) swapped into one page at most (an edit of more
+#: is built, and the page reloads): well within what a page's event stream may hold
+#: waiting (:data:`MAX_PENDING`)
 PATCH_MOST = MAX_PENDING // 4
 #: seconds after a preview, without an edit, at which the whole heap is collected (a
 #: preview runs no full collection: see :func:`harmony.site.build._default_collection`);
@@ -822,11 +824,12 @@ class _Editing:
             if app is None:
                 return
             found = textedit.patches(app, model, edits)
+            patched = False
             size: dict[str, int] = {}
             for p in found:
-                size[p.page] = size.get(p.page, 0) + len(p.html)
+                size[p.page] = size.get(p.page, 0) + len(json.dumps(p.as_event()))
             for p in found:
-                if size[p.page] > PATCH_MOST:      # (a page's stream holds less: it reloads)
+                if size[p.page] > PATCH_MOST:      # (too much for its stream: it reloads once built)
                     continue
                 try:
                     page = self.state.shown(p.page) or (self.out / p.page).read_bytes()
@@ -835,7 +838,9 @@ class _Editing:
                 shown = textedit.spliced(page, p)
                 if shown is not None:
                     self.state.patch(p.page, p.as_event(), shown)
-        self.server.tell()
+                    patched = True
+        if patched:
+            self.server.tell()
 
     def idle(self) -> None:
         """No edit came: go on finishing the site."""
