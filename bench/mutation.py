@@ -126,8 +126,9 @@ SUITES = {
     "fitcache": (("fit",), ("tests/test_cards.py",)),
     "signals": (("signals",), ("tests/test_signals.py", "tests/test_fuzz.py")),
     # session 21: a text edit swapped into the open page before its rebuild (with --within
-    # Patch,as_event,_footnotes,text_edits,page_of,cell_html,patches,spliced,set,patch,shown,event,digest)
-    "textedit": (("textedit", "livereload"), ("tests/test_textedit.py",)),
+    # Patch,as_event,_footnotes,text_edits,page_of,cell_html,patches,spliced,set,patch,shown,event,digest,
+    # show_ahead)
+    "textedit": (("textedit", "livereload", "serve"), ("tests/test_textedit.py",)),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -304,7 +305,7 @@ WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/
          "explorer": "site/explorer.py", "rbrender": "rulebook/render.py", "playcache": "playcache.py",
          "game": "game.py", "pbgame": "games/panzerblitz/__init__.py", "sidebar": "site/sidebar.py",
          "stemming": "site/stemming.py", "fit": "cards/fit.py", "signals": "signals.py",
-         "textedit": "site/textedit.py", "livereload": "site/livereload.py"}
+         "textedit": "site/textedit.py", "livereload": "site/livereload.py", "serve": "site/serve.py"}
 
 
 def rel_of(module: str) -> str:
