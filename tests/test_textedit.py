@@ -143,3 +143,48 @@ def test_serve_swaps_an_edited_cell_into_its_page_only_while_it_is_open_and_smal
         assert b"(zorped)" in shown and shown != (out / "topics/spotting.html").read_bytes()
         told = editing.state.event("topics/spotting.html", 0)[1].decode()
         assert '"patches":[{"id":"spotting.rule@PB"' in told and "(zorped)" in told
+
+
+def test_serve_shows_an_edit_ahead_only_when_the_rules_check_and_says_a_failure_in_one_line(shipped_kept,
+                                                                                            monkeypatch):
+    """``show_ahead`` reads and checks the rules once and hands them to the preview; it swaps
+    the cell in only with a last good model, a server, and rules without an error; a failure
+    of the swap itself is one line, and the preview still gets the rules."""
+    import io
+
+    from harmony.site import serve
+    rules, out, model = shipped_kept
+    err = io.StringIO()
+
+    def editing(last=model, server=True):
+        made = serve._Editing(rules, out, serve.BuildState(), None, err=err)
+        made.model, made.server = last, _Open("topics/spotting") if server else None
+        return made
+    path = rules / "spotting.yaml"
+    text = path.read_text("utf-8")
+    edited = text.replace("cannot be fired on by units that are not",
+                          "cannot be fired on (zorped) by units that are not")
+    try:
+        path.write_text(edited, "utf-8")
+        shown = editing()
+        checked = shown.show_ahead()
+        assert checked is not None and not checked[1].errors
+        assert "(zorped)" in checked[0].clauses["spotting.rule"].cells["PB"].text
+        assert b"(zorped)" in shown.state.shown("topics/spotting.html")
+        for quiet in (editing(last=None), editing(server=False)):
+            assert quiet.show_ahead() is not None and quiet.state.shown("topics/spotting.html") is None
+        assert err.getvalue() == ""
+
+        path.write_text(edited.replace("status: rule", "status: rulez", 1), "utf-8")
+        broken = editing()
+        checked = broken.show_ahead()
+        assert checked is not None and checked[1].errors and broken.state.shown("topics/spotting.html") is None
+
+        def boom(old, new):
+            raise RuntimeError("a bug")
+        path.write_text(edited, "utf-8")
+        monkeypatch.setattr(textedit, "text_edits", boom)
+        assert editing().show_ahead() is not None
+        assert err.getvalue() == "harmony serve: could not show the edit ahead of its rebuild: RuntimeError: a bug\n"
+    finally:
+        path.write_text(text, "utf-8")

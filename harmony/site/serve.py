@@ -805,7 +805,7 @@ class _Editing:
         if not report.errors and self.model is not None and self.server is not None:
             try:
                 self.patch(model)
-            except Exception as e:       # pragma: no cover - a bug of ours: one line, the preview shows it
+            except Exception as e:       # a bug of ours: one line, and the preview shows the edit
                 print(f"harmony serve: could not show the edit ahead of its rebuild: {type(e).__name__}: {e}",
                       file=self.err or sys.stderr, flush=True)
         return checked
