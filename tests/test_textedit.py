@@ -2,6 +2,7 @@
 words of cells alone, and the cell written as the rebuilt page writes it."""
 from __future__ import annotations
 
+import json
 import shutil
 
 import pytest
@@ -125,17 +126,22 @@ class _Open:
     (("topics/spotting", "index"), None, True),
     (("index",), None, False),                  # the page is not open: nothing to swap into
     (("topics/spotting",), 100, False),         # more than a page's stream should hold: built instead
+    (("topics/spotting",), "exactly", True),    # as much as it may hold
 ])
 def test_serve_swaps_an_edited_cell_into_its_page_only_while_it_is_open_and_small(shipped_kept, monkeypatch,
                                                                                    open_pages, most, patched):
     from harmony.site import serve
     rules, out, model = shipped_kept
-    if most is not None:
-        monkeypatch.setattr(serve, "PATCH_MOST", most)
     editing = serve._Editing(rules, out, serve.BuildState(), None)
     editing.model, editing.server = model, _Open(*open_pages)
     edited = _edited(rules, "spotting.yaml", "cannot be fired on by units that are not",
                      "cannot be fired on (zorped) by units that are not")
+    if most == "exactly":
+        with sphinxapp.kept(cache_dir(out), generate.SITE, generate.conf_overrides(edited)) as app:
+            [patch] = textedit.patches(app, edited, [(edited.clauses["spotting.rule"], "PB")])
+        most = len(json.dumps(patch.as_event()))
+    if most is not None:
+        monkeypatch.setattr(serve, "PATCH_MOST", most)
     editing.patch(edited)
     shown = editing.state.shown("topics/spotting.html")
     assert (shown is not None) == patched and editing.server.told == int(patched)
