@@ -128,11 +128,13 @@ class _Open:
     (("topics/spotting",), 100, False),         # more than a page's stream should hold: built instead
     (("topics/spotting",), "exactly", True),    # as much as it may hold
 ])
-def test_serve_swaps_an_edited_cell_into_its_page_only_while_it_is_open_and_small(shipped_kept, monkeypatch,
+def test_serve_swaps_an_edited_cell_into_its_page_only_while_it_is_open_and_small(shipped_kept, monkeypatch, tmp_path,
                                                                                    open_pages, most, patched):
     from harmony.site import serve
     rules, out, model = shipped_kept
-    editing = serve._Editing(rules, out, serve.BuildState(), None)
+    link = tmp_path / "link"                     # serve --out given through a symbolic link
+    link.symlink_to(out.parent, target_is_directory=True)
+    editing = serve._Editing(rules, link / out.name, serve.BuildState(), None)
     editing.model, editing.server = model, _Open(*open_pages)
     edited = _edited(rules, "spotting.yaml", "cannot be fired on by units that are not",
                      "cannot be fired on (zorped) by units that are not")

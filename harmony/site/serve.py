@@ -13,9 +13,9 @@ fails, the last good site stays up, every page shows the problems (file, line, c
 message, as ``harmony check`` says them) over it and the terminal prints them, until a
 rebuild succeeds. A moment after the last edit (:data:`SETTLE`), the PDFs the previews
 left are printed in a child process (:mod:`.printing`; an edit stops it) and a full
-build finishes the site, forking no printer of its own: the server's threads run by then (a process
-forked beside a running thread inherits the locks it holds). Only the built site is
-served: no folder listings, and the build cache lives outside it.
+build finishes the site, forking no printer of its own: the server's threads run by then
+(a process forked beside a running thread inherits the locks it holds). Only the built
+site is served: no folder listings, and the build cache lives outside it.
 
 The port is taken (:func:`listen`) before the first build, so a port in use is
 said at once, and nothing is built. :class:`PreviewServer` is bounded whatever
@@ -50,7 +50,7 @@ from typing import Any
 from pathlib import Path
 
 from ..signals import Terminated
-from ..outdir import WriteFailed
+from ..outdir import WriteFailed, real
 from ..trust import Trust
 from ..usage import UsageError
 from . import generate, printing, sphinxapp, textedit
@@ -820,7 +820,8 @@ class _Editing:
         edits = [(clause, key) for clause, key in edits if textedit.page_of(clause) in showing]
         if not edits:
             return
-        with sphinxapp.kept(self.cache, generate.SITE, generate.conf_overrides(model)) as app:
+        # (the application is kept under the cache of the output's real path, as the build names it)
+        with sphinxapp.kept(cache_dir(real(self.out)), generate.SITE, generate.conf_overrides(model)) as app:
             if app is None:
                 return
             found = textedit.patches(app, model, edits)
