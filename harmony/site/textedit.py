@@ -120,7 +120,7 @@ def cell_html(app, model: Model, clause: Clause, key: str) -> str | None:
     from .generate import data
     cell = json.loads(data(views.cell_view(model, clause, key)))
     td = cell_td(cell, {f: numbers[f] for f in views.clause_footnotes(clause) if f in numbers})
-    doc = new_document("<harmony text edit>", app.builder._settings)
+    doc = new_document("<harmony text edit>", app.builder.docsettings)   # (what its pages are written with)
     doc.append(td)
     app.env.apply_post_transforms(doc, views.topic_doc(clause.topic))
     writer = app.builder.create_translator(doc, app.builder)
