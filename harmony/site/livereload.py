@@ -146,8 +146,8 @@ class BuildState:
         >>> s.set(["x.yaml:1:1: error: bad [c]"], set(), None); s.shown("a.html")      # a failed build: kept
         b'new'
         >>> s.set([], {"a.html"}, {"a.html": hashlib.sha256(b"new").hexdigest()}.get)
-        >>> s.changed_at, s.pending, s.shown("a.html")
-        ({'a.html': 1, 'b.html': 4}, {}, None)
+        >>> sorted(s.changed_at.items()), s.pending, s.shown("a.html")
+        ([('a.html', 1), ('b.html', 4)], {}, None)
         """
         with self.lock:
             self.generation += 1
