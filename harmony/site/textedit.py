@@ -24,7 +24,6 @@ import json
 import re
 from dataclasses import dataclass
 
-from ..markup import marks
 from ..model import Clause, Model
 from . import views
 
@@ -46,8 +45,10 @@ class Patch:
         return {"id": self.id, "html": self.html, "keep": self.keep}
 
 
-def _footnotes(text: str | None) -> list[str]:
-    return [m.target for m in marks(text) if m.kind == "footnote"]
+def _without_words(clause: Clause) -> Clause:
+    """``clause`` with the text and note of every cell taken out."""
+    return dataclasses.replace(clause, cells={k: dataclasses.replace(c, text=None, note=None)
+                                              for k, c in clause.cells.items()})
 
 
 def text_edits(old: Model, new: Model) -> list[tuple[Clause, str]] | None:
@@ -79,19 +80,14 @@ def text_edits(old: Model, new: Model) -> list[tuple[Clause, str]] | None:
         was = old.clauses[cid]
         if was == now:
             continue
-        if list(was.cells) != list(now.cells):
-            return None
-        quiet = {k: dataclasses.replace(c, text=None, note=None) for k, c in now.cells.items()}
-        if dataclasses.replace(was, cells={k: dataclasses.replace(c, text=None, note=None)
-                                           for k, c in was.cells.items()}) \
-                != dataclasses.replace(now, cells=quiet):
+        if list(was.cells) != list(now.cells) or _without_words(was) != _without_words(now):
             return None
         for key, cell in now.cells.items():
             before = was.cells[key]
             if (before.text, before.note) == (cell.text, cell.note):
                 continue
-            if (_footnotes(before.text), _footnotes(before.note)) != (_footnotes(cell.text), _footnotes(cell.note)):
-                return None
+            if views.footnotes_in(before.text, before.note) != views.footnotes_in(cell.text, cell.note):
+                return None     # (the page's footnotes would be numbered anew)
             edits.append((now, key))
     return edits
 
