@@ -50,6 +50,20 @@ if os.environ.get("PYTHONDONTWRITEBYTECODE") and not os.environ.get("PYTHONPYCAC
     del os.environ["PYTHONDONTWRITEBYTECODE"]
 
 
+class OpenPages:
+    """A stand-in for ``harmony serve``'s server, whose browsers have ``pages`` (docnames) open;
+    it counts the times it was told of a change."""
+
+    def __init__(self, *pages: str):
+        self.pages, self.told = set(pages), 0
+
+    def open_pages(self) -> set[str]:
+        return self.pages
+
+    def tell(self) -> None:
+        self.told += 1
+
+
 @pytest.fixture(scope="session")
 def shipped_model() -> Model:
     """The model of the shipped rules_data, loaded once for the whole run: read it, never change it

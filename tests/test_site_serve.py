@@ -658,10 +658,11 @@ def _spotting_open(starter, tmp_path, browser, height: int, words: str):
 
 def test_in_a_browser_the_page_reloads_itself_where_it_was_and_shows_a_broken_edit_over_it(starter, tmp_path,
                                                                                         browser):
-    """Headless Chromium on a served page: an edit (a clause's title: not the words of a
-    cell alone) reloads the page by itself and keeps the reader's row where it was in the
-    window; an edit that breaks the file shows the problems over the page (no reload: the
-    last good page stays) and fixing it clears them."""
+    """Headless Chromium on a served page: an edit that changes the page outside its main
+    content (its topic's title: the window's title and the sidebar) reloads the page by
+    itself and keeps the reader's row where it was in the window; an edit that breaks the
+    file shows the problems over the page (no reload: the last good page stays) and fixing
+    it clears them."""
     with _spotting_open(starter, tmp_path, browser, 500, "title: Dispersed units as spotters") as (
             _server, page, spotting, good):
         row = page.evaluate("() => { const all = [...document.querySelectorAll('tr[id]')];"
@@ -671,9 +672,9 @@ def test_in_a_browser_the_page_reloads_itself_where_it_was_and_shows_a_broken_ed
         before = page.evaluate(top, row)
         page.evaluate("() => { window.notReloaded = true; }")
 
-        spotting.write_text(good.replace("title: Dispersed units as spotters", "title: Dispersed units (live)"),
-                            "utf-8")
-        page.wait_for_function("() => document.body.textContent.includes('Dispersed units (live)')", timeout=120_000)
+        topics = spotting.parent / "topics.yaml"
+        topics.write_text(topics.read_text("utf-8").replace("title: Spotting", "title: Spotting (live)", 1), "utf-8")
+        page.wait_for_function("() => document.title.includes('Spotting (live)')", timeout=120_000)
         page.wait_for_load_state("load")
         page.wait_for_timeout(300)
         assert page.evaluate("() => window.notReloaded === undefined")       # it reloaded itself
@@ -686,12 +687,10 @@ def test_in_a_browser_the_page_reloads_itself_where_it_was_and_shows_a_broken_ed
         assert "The last rebuild failed" in overlay.inner_text()
         assert re.search(r"spotting\.yaml:\d+:\d+: error: ", overlay.inner_text())
         assert page.evaluate("() => window.notReloaded") is True               # the last good page stays
-        assert "Dispersed units (live)" in page.evaluate("() => document.body.textContent")
+        assert "Spotting (live)" in page.evaluate("() => document.title")
 
         spotting.write_text(good, "utf-8")
         overlay.wait_for(state="detached", timeout=120_000)
-        page.wait_for_function("() => !document.body.textContent.includes('Dispersed units (live)')",
-                               timeout=120_000)
 
 
 #: the words of a cell on the served page, but its head (which the site's script changed)
@@ -735,12 +734,63 @@ def test_in_a_browser_a_text_edit_is_swapped_into_the_page_and_the_rebuilt_page_
             assert page.evaluate(CELL_WORDS, cell) == served_words()
             assert before not in page.evaluate("id => document.getElementById(id).textContent", cell)
 
-        # the words of a cell and a clause's title in one save: built, then reloaded
+        # the words of a cell and a clause's title in one save: built first, then its parts
+        # swapped in (:mod:`harmony.site.pageswap`), the cell's head with them
         spotting.write_text(good.replace("may be fired on only while", "may be fired on (both) only while")
                             .replace("title: Dispersed units as spotters", "title: Dispersed units (both)"), "utf-8")
-        page.wait_for_function("() => window.notReloaded === undefined", timeout=120_000)
-        page.wait_for_load_state("load")
+        page.wait_for_function("() => document.body.textContent.includes('Dispersed units (both)')", timeout=120_000)
         assert "may be fired on (both)" in page.evaluate("() => document.body.textContent")
+        assert page.evaluate("() => window.notReloaded") is True
+
+
+#: the main content of a page as the browser holds it
+ARTICLE = "() => document.querySelector('article[role=main]').outerHTML"
+
+
+def test_in_a_browser_a_rebuilt_part_of_the_page_is_swapped_in_as_a_reload_would_show_it(starter, tmp_path,
+                                                                                         browser):
+    """An edit that changes the page inside its main content only (a clause's title, an
+    example's ruling) is built, then the parts of the page it changed are swapped in
+    without a reload: the reader's row stays where it was in the window, a column the
+    reader hid stays hidden, a swapped cell's copy-link button works, and the main content
+    is, tag for tag, what a fresh load of the page shows."""
+    with _spotting_open(starter, tmp_path, browser, 500, "title: Dispersed units as spotters") as (
+            server, page, spotting, good):
+        hide = page.evaluate("() => document.querySelector('fieldset.hm-chooser input[data-col]')"
+                             ".getAttribute('data-col')")
+        page.click(f"fieldset.hm-chooser input[data-col='{hide}']")
+        row = page.evaluate("() => { const all = [...document.querySelectorAll('tr[id]')];"
+                            " return all[all.length - 1].id; }")
+        page.evaluate("id => { document.getElementById(id).scrollIntoView(); window.scrollBy(0, -120); }", row)
+        top = "id => Math.round(document.getElementById(id).getBoundingClientRect().top)"
+        before = page.evaluate(top, row)
+        page.evaluate("() => { window.notReloaded = true; window.swapped = [];"
+                      " document.addEventListener('harmony:swapped', e => window.swapped.push("
+                      "...e.detail.elements.map(el => el.id))); }")
+        shown = f"col => [...document.querySelectorAll('table [data-col=\"{hide}\"]')].filter(e => !e.hidden).length"
+        assert page.evaluate(shown, hide) == 0
+
+        spotting.write_text(good.replace("title: Dispersed units as spotters", "title: Dispersed units (live)"),
+                            "utf-8")
+        page.wait_for_function("() => document.body.textContent.includes('Dispersed units (live)')", timeout=120_000)
+        settled(server.url)
+        page.wait_for_timeout(300)
+        assert page.evaluate("() => window.notReloaded") is True              # swapped in, not reloaded
+        assert page.evaluate("() => window.swapped") == ["spotting.spotters"]
+        assert abs(page.evaluate(top, row) - before) <= 2
+        assert page.evaluate(shown, hide) == 0                                # the hidden column stays so
+
+        fresh = page.context.new_page()
+        fresh.goto(server.url + "topics/spotting.html")
+        assert page.evaluate(ARTICLE) == fresh.evaluate(ARTICLE)
+
+        # the swapped row's copy-link buttons are the site's own: a click copies the cell's address
+        page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+        link = page.locator("[id='spotting.spotters'] a.hm-copy-link:visible").first
+        link.scroll_into_view_if_needed()
+        link.click()
+        page.wait_for_function("() => [...document.querySelectorAll(\"[id='spotting.spotters'] a.hm-copy-link\")]"
+                               ".some(a => a.textContent === 'link copied')", timeout=10_000)
 
 
 # ---------------------------------------------------------------- the heap between edits
@@ -974,6 +1024,8 @@ def test_a_patched_page_is_served_as_it_shows_and_told_its_patches_until_the_nex
         assert "patches" not in other.next()
         answer = raw(port, b"GET /a.html HTTP/1.0\r\n\r\n", timeout=30)
         assert b"<td id=\"x\">new</td>" in answer and b"old" not in answer
+        # (its SHA-256 with it: a page swapping parts in checks it fetched the page they come from)
+        assert f"\r\nX-Harmony-Page: {hashlib.sha256(shown).hexdigest()}\r\n".encode() in answer
         after = Events(port, "a.html", since=state.generation)
         try:
             after.head()

@@ -9,7 +9,7 @@ import pytest
 
 from harmony.site import generate, sphinxapp, textedit
 from harmony.site.build import build_site, cache_dir, checked_rules
-from conftest import RULES
+from conftest import RULES, OpenPages
 
 
 def _edited(rules, name: str, old: str, new: str, clean: bool = True):
@@ -108,19 +108,6 @@ def test_the_patches_of_an_edit_name_the_page_and_cell_and_skip_a_cell_no_page_s
     assert was is not None and shown == page.replace(was.encode(), found[0].html.encode())
 
 
-class _Open:
-    """A server whose browsers have ``pages`` open."""
-
-    def __init__(self, *pages: str):
-        self.pages, self.told = set(pages), 0
-
-    def open_pages(self) -> set[str]:
-        return self.pages
-
-    def tell(self) -> None:
-        self.told += 1
-
-
 @pytest.mark.parametrize("open_pages, most, patched", [
     (("topics/spotting",), None, True),
     (("topics/spotting", "index"), None, True),
@@ -135,7 +122,7 @@ def test_serve_swaps_an_edited_cell_into_its_page_only_while_it_is_open_and_smal
     link = tmp_path / "link"                     # serve --out given through a symbolic link
     link.symlink_to(out.parent, target_is_directory=True)
     editing = serve._Editing(rules, link / out.name, serve.BuildState(), None)
-    editing.model, editing.server = model, _Open(*open_pages)
+    editing.model, editing.server = model, OpenPages(*open_pages)
     edited = _edited(rules, "spotting.yaml", "cannot be fired on by units that are not",
                      "cannot be fired on (zorped) by units that are not")
     if most == "exactly":
@@ -166,7 +153,7 @@ def test_serve_shows_an_edit_ahead_only_when_the_rules_check_and_says_a_failure_
 
     def editing(last=model, server=True):
         made = serve._Editing(rules, out, serve.BuildState(), None, err=err)
-        made.model, made.server = last, _Open("topics/spotting") if server else None
+        made.model, made.server = last, OpenPages("topics/spotting") if server else None
         return made
     path = rules / "spotting.yaml"
     text = path.read_text("utf-8")

@@ -6,8 +6,11 @@ rebuild failed, the overlay) to the bytes of a page as it is sent. The script li
 to the server's events (:data:`EVENTS_PATH`, server-sent events): each says whether the
 build failed, with its problems as ``harmony check`` prints them (the overlay shows them,
 and goes when a rebuild succeeds), and whether the page's own file changed since it was
-served (then the page reloads, and puts the reader back where they were: the element
-with an id nearest the top of the window, at the same height). A text-only edit is shown
+served. A page whose rebuild changed only parts of its main content (:mod:`.pageswap`)
+fetches the page and swaps those parts in, without reloading (the site's own script is
+told, by a ``harmony:swapped`` event, so that it sets up what is new); any other change
+reloads it. Either way the reader is put back where they were: the element with an id
+nearest the top of the window, at the same height. A text-only edit is shown
 before its rebuild (:mod:`.textedit`): the event carries the new cells, which the page swaps
 in without reloading; a page asked for meanwhile is served with them, and once the
 rebuild has written the page, it reloads only if its file is not what the patched page
@@ -28,7 +31,7 @@ import json
 import os
 import secrets
 import threading
-from collections.abc import Callable, Set
+from collections.abc import Callable, Mapping, Set
 from pathlib import Path
 
 #: the stream of events a served page listens to, and the build state as one JSON object
@@ -36,6 +39,9 @@ EVENTS_PATH = "/.harmony-serve/events"
 STATUS_PATH = "/.harmony-serve/status"
 #: the id of the overlay, in the page and in the script
 OVERLAY = "harmony-serve-error"
+#: the header a served page's SHA-256 comes in (a page swapping in a rebuild's parts checks
+#: that it fetched the page they came from)
+DIGEST_HEADER = "X-Harmony-Page"
 #: milliseconds a browser waits before it connects again to a server that went away
 RETRY_MS = 1000
 
@@ -48,7 +54,7 @@ SHOWN = 50
 
 _SCRIPT = """(function () {
 "use strict";
-var me = %(config)s, KEY = "harmony-serve-place", source = null;
+var me = %(config)s, KEY = "harmony-serve-place", source = null, queue = Promise.resolve();
 function overlay(problems) {
   var box = document.getElementById(me.overlay);
   if (!problems.length) { if (box) box.parentNode.removeChild(box); return; }
@@ -69,21 +75,29 @@ function overlay(problems) {
   }
   box.appendChild(title); box.appendChild(document.createTextNode(" Fix these and save:")); box.appendChild(list);
 }
-function remember() {
-  var place = {page: me.page, y: window.scrollY, anchor: null, top: 0}, all = document.querySelectorAll("[id]");
+function place() {
+  var at = {page: me.page, y: window.scrollY, anchor: null, top: 0}, all = document.querySelectorAll("[id]");
   for (var i = 0; i < all.length; i++) {
     if (all[i].id === me.overlay) continue;
     var top = all[i].getBoundingClientRect().top;
-    if (top >= 0) { place.anchor = all[i].id; place.top = top; break; }
+    if (top >= 0) { at.anchor = all[i].id; at.top = top; break; }
   }
-  try { sessionStorage.setItem(KEY, JSON.stringify(place)); } catch (e) {}
+  return at;
+}
+function goTo(at) {
+  var el = at.anchor && document.getElementById(at.anchor);
+  window.scrollTo(0, el ? el.getBoundingClientRect().top + window.scrollY - at.top : at.y);
+}
+function remember() {
+  try { sessionStorage.setItem(KEY, JSON.stringify(place())); } catch (e) {}
 }
 function restore() {
-  var place = null;
-  try { place = JSON.parse(sessionStorage.getItem(KEY) || "null"); sessionStorage.removeItem(KEY); } catch (e) {}
-  if (!place || place.page !== me.page) return;
-  var at = place.anchor && document.getElementById(place.anchor);
-  window.scrollTo(0, at ? at.getBoundingClientRect().top + window.scrollY - place.top : place.y);
+  var at = null;
+  try { at = JSON.parse(sessionStorage.getItem(KEY) || "null"); sessionStorage.removeItem(KEY); } catch (e) {}
+  if (at && at.page === me.page) goTo(at);
+}
+function reload() {
+  remember(); if (source) { source.close(); source = null; } location.reload();
 }
 function patch(p) {
   var cell = document.getElementById(p.id), box = document.createElement("template");
@@ -93,15 +107,44 @@ function patch(p) {
   Array.prototype.slice.call(cell.children).forEach(function (c) { if (!c.matches(p.keep)) cell.removeChild(c); });
   Array.prototype.slice.call(fresh.children).forEach(function (c) { if (!c.matches(p.keep)) cell.appendChild(c); });
 }
+function swap(s) {
+  return fetch(location.href.split("#")[0], {cache: "no-store"}).then(function (r) {
+    if (!r.ok || r.headers.get(me.digest) !== s.digest) throw new Error("the page has changed again");
+    return r.text();
+  }).then(function (text) {
+    var doc = new DOMParser().parseFromString(text, "text/html"), pairs = [];
+    s.ids.forEach(function (id) {
+      var el = document.getElementById(id), fresh = doc.getElementById(id);
+      if (!el || !fresh || el.tagName !== fresh.tagName) throw new Error("no element " + id);
+      pairs.push([el, document.importNode(fresh, true)]);
+    });
+    var at = place();
+    pairs.forEach(function (pair) {
+      var el = pair[0], fresh = pair[1];
+      Array.prototype.slice.call(el.attributes).forEach(function (a) {
+        if (!fresh.hasAttribute(a.name)) el.removeAttribute(a.name);
+      });
+      Array.prototype.slice.call(fresh.attributes).forEach(function (a) { el.setAttribute(a.name, a.value); });
+      el.replaceChildren.apply(el, Array.prototype.slice.call(fresh.childNodes));
+    });
+    goTo(at);
+    var swapped = pairs.map(function (pair) { return pair[0]; });
+    document.dispatchEvent(new CustomEvent("harmony:swapped", {detail: {elements: swapped}}));
+  });
+}
 function connect() {
   if (source || !window.EventSource) return;
   source = new EventSource(me.events + "?page=" + encodeURIComponent(me.page) + "&since=" + me.generation
                            + "&server=" + me.server);
   source.addEventListener("state", function (e) {
     var s = JSON.parse(e.data);
-    overlay(s.problems);
-    if (s.reload) { remember(); source.close(); source = null; location.reload(); }
-    else if (s.patches) s.patches.forEach(patch);
+    queue = queue.then(function () {
+      overlay(s.problems);
+      if (s.reload) return reload();
+      return (s.swap ? swap(s.swap) : Promise.resolve()).then(function () {
+        if (s.patches) s.patches.forEach(patch);
+      });
+    }).catch(reload);
   });
 }
 document.addEventListener("visibilitychange", function () {
@@ -131,16 +174,23 @@ class BuildState:
         #: page -> the bytes it shows once patched (:meth:`patch`), and its patches with the
         #: generation of each, until the next build that ends well
         self.pending: dict[str, tuple[bytes, list[tuple[int, dict]]]] = {}
+        #: page -> the parts of it that its last change swaps in (:mod:`.pageswap`): the
+        #: generation of that change, the one since which a page shows what they replace,
+        #: their ids and the SHA-256 of the page they come from
+        self.swaps: dict[str, tuple[int, int, list[str], str]] = {}
 
     def set(self, problems: list[str], changed: Set[str] | None = frozenset(),
-            digest: Callable[[str], str | None] | None = None) -> None:
+            digest: Callable[[str], str | None] | None = None,
+            swaps: Mapping[str, tuple[list[str], str]] | None = None) -> None:
         """A build ended: with ``problems`` (it failed, the site is as it was), or with the
         pages whose files ``changed`` (None: every page). A patched page (:meth:`patch`)
         reloads unless ``digest`` (a page's path -> the SHA-256 of its bytes now) says its
         file is now what the patched page shows: then it changed, for the pages told of
         it, at its last patch (a page told of that patch, or served with it, shows the file
         already; one whose stream was cut before it reloads). A build that ends well ends
-        every patch.
+        every patch. ``swaps``: page -> the ids of its parts that a page showing it as it
+        was before this build (patched, if it was) swaps in instead of reloading
+        (:func:`.pageswap.changed_parts`), and the SHA-256 of the page they come from.
 
         >>> s = BuildState(); s.patch("a.html", {"id": "x"}, b"new"); s.patch("b.html", {"id": "y"}, b"new")
         >>> s.set(["x.yaml:1:1: error: bad [c]"], set(), None); s.shown("a.html")      # a failed build: kept
@@ -153,6 +203,7 @@ class BuildState:
             self.generation += 1
             self.problems = list(problems)
             patched: dict[str, int] = {}
+            before = {page: patches[-1][0] for page, (_, patches) in self.pending.items()}
             if not problems and self.pending:
                 changed = None if changed is None else set(changed)
                 for page, (shown, patches) in self.pending.items():
@@ -161,11 +212,20 @@ class BuildState:
                     if changed is not None:
                         changed.add(page)
                 self.pending = {}
+            if problems:
+                return
             if changed is None:
                 self.all_changed_at = self.generation
-            else:
-                for page in changed:
-                    self.changed_at[page] = patched.get(page, self.generation)
+                self.swaps = {}
+                return
+            for page in changed:
+                since = before.get(page, max(self.changed_at.get(page, 0), self.all_changed_at))
+                self.changed_at[page] = patched.get(page, self.generation)
+                if swaps is not None and page in swaps and page not in patched:
+                    ids, sha = swaps[page]
+                    self.swaps[page] = (self.generation, since, list(ids), sha)
+                else:
+                    self.swaps.pop(page, None)
 
     def patch(self, page: str, event: dict, shown: bytes) -> None:
         """Tell ``page`` to swap in a cell (``event``, :meth:`.textedit.Patch.as_event`): the
@@ -203,11 +263,30 @@ class BuildState:
         'data: {"generation":3,"problems":["x.yaml:1:1: error: bad [c]"],"reload":false,"patches":[{"id":"x"}]}'
         >>> b"patches" in s.event("a.html", 3, s.server)[1], b'"reload":false' in s.event("b.html", 0, s.server)[1]
         (False, True)
+
+        A page that shows what a change's parts replace swaps them in (:mod:`.pageswap`); an
+        older one, or one served by another server, reloads:
+
+        >>> s = BuildState(); s.set([], {"a.html"}); s.set([], {"a.html"}, swaps={"a.html": (["x"], "d")})
+        >>> def told(since, server=s.server):
+        ...     state = json.loads(s.event("a.html", since, server)[1].decode().splitlines()[2][6:])
+        ...     return state["reload"], state.get("swap")
+        >>> told(0), told(1), told(2), told(1, "old")
+        ((True, None), (False, {'ids': ['x'], 'digest': 'd'}), (False, None), (True, None))
+        >>> s.set([], {"a.html"}); told(1), told(2)
+        ((True, None), (True, None))
         """
         with self.lock:
-            changed = max(self.changed_at.get(page, 0), self.all_changed_at) > since
-            reload = changed or (server is not None and server != self.server)
+            at = max(self.changed_at.get(page, 0), self.all_changed_at)
+            ours = server is None or server == self.server
+            swap = self.swaps.get(page)
+            # (a page that shows what the last change's parts replace swaps them in)
+            swapped = at > since and ours and swap is not None and swap[0] == at and swap[1] <= since
+            reload = (at > since or not ours) and not swapped
             state: dict = {"generation": self.generation, "problems": self.problems, "reload": reload}
+            if swapped:
+                assert swap is not None
+                state["swap"] = {"ids": swap[2], "digest": swap[3]}
             patches = [p for g, p in self.pending.get(page, (b"", []))[1] if g > since]
             if patches and not reload:
                 state["patches"] = patches
@@ -231,8 +310,8 @@ class BuildState:
         with self.lock:
             generation = self.generation
         config = json.dumps({"page": page, "generation": generation, "server": self.server,
-                             "events": EVENTS_PATH, "overlay": OVERLAY, "style": _OVERLAY_STYLE,
-                             "title": _OVERLAY_TITLE, "shown": SHOWN}, separators=(",", ":"))
+                             "events": EVENTS_PATH, "digest": DIGEST_HEADER, "overlay": OVERLAY,
+                             "style": _OVERLAY_STYLE, "title": _OVERLAY_TITLE, "shown": SHOWN}, separators=(",", ":"))
         # nothing in it may end the script element early
         config = config.replace("<", "\\u003c").replace(">", "\\u003e")
         return "<script>" + _SCRIPT % {"config": config} + "</script>"

@@ -5,8 +5,9 @@ The rules folder, the hand-written pages and the templates are watched
 (:func:`~.build.build_site` with ``preview=True``: incremental, no PDF printed,
 the explorer's bundle left as it was; of the pages the edit changed, only those open in a
 browser when any is, :meth:`PreviewServer.open_pages`), and the open pages are told at once
-(:mod:`.livereload`: server-sent events): the page whose file changed reloads
-itself where the reader was. An edit that changed only the words of cells is shown on the
+(:mod:`.livereload`: server-sent events): a page whose file changed swaps in the parts
+of its main content that changed (:mod:`.pageswap`), or reloads itself where the reader
+was if anything else did. An edit that changed only the words of cells is shown on the
 open pages before its preview builds (:mod:`.textedit`: the cells are swapped in, and the
 page reloads after the preview only if its file is not what it shows). When a rebuild
 fails, the last good site stays up, every page shows the problems (file, line, column,
@@ -32,6 +33,7 @@ every stream is closed when the server stops.
 """
 from __future__ import annotations
 
+import hashlib
 import errno
 import gc
 import http.server
@@ -45,7 +47,7 @@ import sys
 import threading
 import time
 import urllib.parse
-from collections.abc import Collection
+from collections.abc import Collection, Mapping
 from typing import Any
 from pathlib import Path
 
@@ -53,9 +55,10 @@ from ..signals import Terminated
 from ..outdir import WriteFailed, real
 from ..trust import Trust
 from ..usage import UsageError
-from . import generate, printing, sphinxapp, textedit
+from . import generate, pageswap, printing, sphinxapp, textedit
 from .build import BuildError, BuildResult, build_site, cache_dir, checked_rules, print_jobs
-from .livereload import EVENTS_PATH, RETRY_MS, STATUS_PATH, BuildState, Snapshot, inject, pages_changed
+from .livereload import (DIGEST_HEADER, EVENTS_PATH, RETRY_MS, STATUS_PATH, BuildState, Snapshot, inject,
+                          pages_changed)
 from .watch import WATCHED, Watcher, fingerprint, watched_files
 
 __all__ = ["BuildState", "PreviewServer", "STATUS_PATH", "EVENTS_PATH", "WATCHED", "fingerprint", "listen",
@@ -156,7 +159,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         if page is not None:
             name = target.relative_to(self.directory).as_posix()
             page = self.state.shown(name) or page      # (a text edit shown ahead of its rebuild)
-            return self._send(inject(page, name, self.state), "text/html; charset=utf-8")
+            return self._send(inject(page, name, self.state), "text/html; charset=utf-8",
+                              {DIGEST_HEADER: hashlib.sha256(page).hexdigest()})
         return super().do_GET()
 
     def _events(self, query: dict[str, list[str]]) -> None:
@@ -179,8 +183,10 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             if self.stream is None:
                 self.server.release_stream()
 
-    def _send(self, body: bytes, ctype: str) -> None:
+    def _send(self, body: bytes, ctype: str, headers: dict[str, str] | None = None) -> None:
         self.send_response(200)
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
         self.send_header("Content-Type", ctype)
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
@@ -664,9 +670,12 @@ def docname(page: str) -> str:
 def build_once(rules: Path, out: Path, out_stream=None, err=None, state: BuildState | None = None,
                trust: Trust | None = None, *, preview: bool = False, keep: bool = False,
                snapshot: Snapshot | None = None, showing: Collection[str] = (),
-               print_here: bool = False, checked: tuple | None = None) -> BuildResult | None:
+               print_here: bool = False, checked: tuple | None = None,
+               shown: Mapping[str, bytes] | None = None) -> BuildResult | None:
     """Build the site (a preview build if ``preview``), say so on ``out_stream`` with the
-    files whose bytes changed (``snapshot``: the site as it was), and set ``state``; a failure
+    files whose bytes changed (``snapshot``: the site as it was), and set ``state``, with the
+    parts of each page in ``shown`` (its path -> the bytes a browser shows) that its rebuild
+    changed, to swap in (:func:`swaps`); a failure
     is said on ``err`` (the problems as ``harmony check`` says them, or one line) and leaves
     the last good site: then None. (``keep``, ``showing``, ``print_here``: see
     :func:`build_site`.)"""
@@ -706,9 +715,29 @@ def build_once(rules: Path, out: Path, out_stream=None, err=None, state: BuildSt
         said += "; changed: " + ", ".join(names[:4]) + (f" and {len(names) - 4} more" if len(names) > 4 else "")
     print(said, file=out_stream, flush=True)
     if state is not None:
-        state.set([], pages_changed(changed) if snapshot is not None else None,
-                  snapshot.digest if snapshot is not None else None)
+        pages = pages_changed(changed) if snapshot is not None else None
+        state.set([], pages, snapshot.digest if snapshot is not None else None,
+                  swaps(out, shown or {}, pages or set()))
     return res
+
+
+def swaps(out: Path, shown: Mapping[str, bytes], changed: Collection[str]) -> dict[str, tuple[list[str], str]]:
+    """For each page of ``changed`` that a browser shows (``shown``: its path -> the bytes it
+    shows), the parts of it that its file in ``out`` changed (:func:`.pageswap.changed_parts`)
+    and the SHA-256 of that file; a page whose change is not such parts is left out (it
+    reloads)."""
+    found = {}
+    for page in changed:
+        if page not in shown:
+            continue
+        try:
+            now = (out / page).read_bytes()
+        except OSError:
+            continue
+        ids = pageswap.changed_parts(shown[page], now)
+        if ids:
+            found[page] = (ids, hashlib.sha256(now).hexdigest())
+    return found
 
 
 #: seconds without an edit after which the PDFs a preview left are printed and the site is
@@ -762,10 +791,11 @@ class _Editing:
         serves, its threads run: a full build then forks no printer (it finds the PDFs that
         :mod:`.printing` printed ahead, in a process started afresh, and prints here any it
         does not: ``print_here`` of :func:`build_site`)."""
-        showing = self.server.open_pages() if preview and self.server is not None else set()
+        open_pages = self.server.open_pages() if self.server is not None else set()
         res = build_once(self.rules, self.out, self.out_stream, self.err, self.state, self.trust,
-                         preview=preview, keep=True, snapshot=self.snapshot, showing=showing,
-                         print_here=self.server is not None, checked=checked)
+                         preview=preview, keep=True, snapshot=self.snapshot,
+                         showing=open_pages if preview else set(), print_here=self.server is not None,
+                         checked=checked, shown=self.shown(open_pages))
         if res is not None:
             self.model = res.model
         if self.server is not None:
@@ -776,6 +806,21 @@ class _Editing:
             printing.prune(self.cache)
         self.state.settle(self.unfinished is None)
         return res
+
+    def shown(self, pages: Collection[str]) -> dict[str, bytes]:
+        """What the browsers show of ``pages`` (docnames): each page's path -> its bytes as
+        served now (patched, while a patch waits)."""
+        found = {}
+        for name in pages:
+            page = f"{name}.html"
+            shown = self.state.shown(page)
+            if shown is None:
+                try:
+                    shown = (self.out / page).read_bytes()
+                except (OSError, ValueError):
+                    continue
+            found[page] = shown
+        return found
 
     def edited(self) -> None:
         """Files changed: rebuild (a preview) if their bytes did."""

@@ -50,9 +50,9 @@
       el.scrollIntoView();
     }
   }
-  function copyLinks() {
+  function copyLinks(root) {
     /* "copy link" on each cell: puts the cell's full address on the clipboard */
-    document.querySelectorAll("a.hm-copy-link").forEach(function (a) {
+    root.querySelectorAll("a.hm-copy-link").forEach(function (a) {
       a.addEventListener("click", function (ev) {
         var url = a.href;
         if (!navigator.clipboard || !window.isSecureContext) { return; }   /* plain link then */
@@ -123,29 +123,50 @@
       }
     });
   }
+  function chooser(box) {
+    box.hidden = false;
+    compareBar(box);
+    box.addEventListener("change", function (ev) {
+      var cb = ev.target;
+      if (!cb.matches || !cb.matches("input[data-col]")) { return; }
+      if (document.body.classList.contains("hm-compare")) {   /* a tick ends comparing */
+        document.body.classList.remove("hm-compare");
+        box.querySelectorAll(".hm-compare-toggle").forEach(function (t) { t.checked = false; });
+      }
+      var col = cb.getAttribute("data-col");
+      show(col, cb.checked);
+      var hidden = load().filter(function (c) { return c !== col; });
+      if (!cb.checked) { hidden.push(col); }
+      save(hidden);
+    });
+  }
+  function columns() {
+    /* the columns shown as chosen: two compared, or those not unticked */
+    var comparing = document.querySelector(".hm-compare-toggle");
+    if (comparing && comparing.checked) {
+      comparing.dispatchEvent(new Event("change"));
+    } else {
+      apply(load());
+    }
+  }
+  function swapped(ev) {
+    /* parts of the page swapped in by harmony serve after a rebuild: their contents are new */
+    var roots = (ev.detail && ev.detail.elements) || [];
+    roots.forEach(function (root) {
+      copyLinks(root);
+      root.querySelectorAll("fieldset.hm-chooser").forEach(chooser);
+    });
+    columns();
+    scrollersFocusable();
+  }
   function setup() {
-    copyLinks();
+    copyLinks(document);
     scrollersFocusable();
     window.addEventListener("resize", scrollersFocusable);
+    document.addEventListener("harmony:swapped", swapped);
     var boxes = document.querySelectorAll("fieldset.hm-chooser");
     if (!boxes.length) { return; }
-    boxes.forEach(function (box) {
-      box.hidden = false;
-      compareBar(box);
-      box.addEventListener("change", function (ev) {
-        var cb = ev.target;
-        if (!cb.matches || !cb.matches("input[data-col]")) { return; }
-        if (document.body.classList.contains("hm-compare")) {   /* a tick ends comparing */
-          document.body.classList.remove("hm-compare");
-          box.querySelectorAll(".hm-compare-toggle").forEach(function (t) { t.checked = false; });
-        }
-        var col = cb.getAttribute("data-col");
-        show(col, cb.checked);
-        var hidden = load().filter(function (c) { return c !== col; });
-        if (!cb.checked) { hidden.push(col); }
-        save(hidden);
-      });
-    });
+    boxes.forEach(chooser);
     apply(load());
     revealTarget();
     window.addEventListener("hashchange", revealTarget);
