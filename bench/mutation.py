@@ -129,6 +129,7 @@ SUITES = {
     # Patch,as_event,_footnotes,text_edits,page_of,cell_html,patches,spliced,set,patch,shown,event,digest,
     # show_ahead)
     "textedit": (("textedit", "livereload", "serve"), ("tests/test_textedit.py",)),
+    "pageswap": (("pageswap", "livereload", "serve"), ("tests/test_pageswap.py",)),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -305,7 +306,8 @@ WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/
          "explorer": "site/explorer.py", "rbrender": "rulebook/render.py", "playcache": "playcache.py",
          "game": "game.py", "pbgame": "games/panzerblitz/__init__.py", "sidebar": "site/sidebar.py",
          "stemming": "site/stemming.py", "fit": "cards/fit.py", "signals": "signals.py",
-         "textedit": "site/textedit.py", "livereload": "site/livereload.py", "serve": "site/serve.py"}
+         "textedit": "site/textedit.py", "livereload": "site/livereload.py", "serve": "site/serve.py",
+         "pageswap": "site/pageswap.py"}
 
 
 def rel_of(module: str) -> str:

@@ -7,8 +7,9 @@ Run from the top of a checkout:
 Copies rules_data to a temporary folder, starts ``harmony serve`` on it (a free port),
 opens two pages in headless Chromium (Debian's, driven by Playwright, as the browser
 tests do) and, round after round, saves an edit and times how long until the open page
-shows it, without touching the browser (the page reloads itself, or, for an edit of a
-cell's words alone, has the new cell swapped in before the rebuild):
+shows it, without touching the browser (the page swaps in the parts its rebuild changed,
+or reloads itself; an edit of a cell's words alone has the new cell swapped in before the
+rebuild):
 
 * a text edit: a word added to (then taken from) the text of the PanzerBlitz cell of
   ``spotting.rule``, on ``topics/spotting.html``, scrolled down to that row;
@@ -20,8 +21,9 @@ Before each edit the server is left to finish (its PDFs printed, its full build 
 ``settled`` in ``/.harmony-serve/status``), as when a reader reads between edits. Also
 reported: the CPU seconds the server's process used from the edit to the page showing it
 (less shaken by other work on the machine than the time), the seconds the server said
-the rebuild took, how many of the text edits reloaded the page (none when the rebuilt
-page is what the swapped-in cell shows), and where the text page's reader was after the
+the rebuild took, how many of the edits reloaded their page (none when the rebuilt page
+is what the swapped-in cell shows, or when its rebuild changed parts of its main content
+alone), and where the text page's reader was after the
 edits (the height of the edited row in the window).
 
 ``--baseline SRC`` runs the same rounds on the harmony of another source folder first
@@ -175,7 +177,7 @@ def run(label: str, src: Path, rules_data: Path, rounds: int, browser) -> dict:
             cpu: dict[str, list[float]] = {"text": [], "param": []}
             builds: dict[str, list[str]] = {"text": [], "param": []}
             rows_after: list = []
-            reloads = 0
+            reloads = {"text": 0, "param": 0}
             spotting = rules / TEXT_FILE
             for k in range(rounds):
                 for kind in ("text", "param"):
@@ -190,6 +192,7 @@ def run(label: str, src: Path, rules_data: Path, rounds: int, browser) -> dict:
                             shown = wait_until(text_page, HAS, word, True)
                         else:
                             old, new = (PARAM_OLD, PARAM_NEW) if step == 0 else (PARAM_NEW, PARAM_OLD)
+                            param_page.evaluate("() => { window.benchNotReloaded = true; }")
                             c0, t0 = server.cpu(), time.perf_counter()
                             edit(spotting, old, new)
                             shown = wait_until(param_page, RULING, None, "no" if step == 0 else "yes")
@@ -203,9 +206,9 @@ def run(label: str, src: Path, rules_data: Path, rounds: int, browser) -> dict:
                             rows_after.append(text_page.evaluate(ROW_TOP, TEXT_ROW))
                         server.settle()
                         builds[kind].append(server.said_after(t0))
-                        if kind == "text":
-                            text_page.wait_for_load_state("load")
-                            reloads += text_page.evaluate("() => window.benchNotReloaded !== true")
+                        shown_on = text_page if kind == "text" else param_page
+                        shown_on.wait_for_load_state("load")
+                        reloads[kind] += shown_on.evaluate("() => window.benchNotReloaded !== true")
             edit(spotting, f"plainly{rounds - 1}x1 cannot", "cannot")
             context.close()
         finally:
@@ -231,8 +234,9 @@ def report(results: list[dict]) -> None:
                   f"{max(t):.2f} s | {statistics.median(c):.2f} s | "
                   + (f"{statistics.median(said):.2f} s |" if said else " |"))
     for r in results:
-        print(f"{r['label']}: first build and start {r['first']:.0f} s; the text edits that reloaded the page: "
-              f"{r['reloads']} of {len(r['times']['text'])}; the edited row {r['row_before']} px "
+        print(f"{r['label']}: first build and start {r['first']:.0f} s; the edits that reloaded their page: "
+              f"text {r['reloads']['text']} of {len(r['times']['text'])}, parameter {r['reloads']['param']} of "
+              f"{len(r['times']['param'])}; the edited row {r['row_before']} px "
               f"from the top before, after each text edit: {r['rows_after']}")
         for kind in ("text", "param"):
             print(f"  {kind}: " + ", ".join(f"{x:.2f}" for x in r["times"][kind]))

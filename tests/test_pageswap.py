@@ -58,10 +58,11 @@ def _texts(node, path=(), owner=None):
 
 
 def _page(main, side: str = "menu", edit=None) -> bytes:
-    """A page: a sidebar with an id outside its main content, then the main content."""
+    """A page: a sidebar with an id, the main content, a footer with ids."""
     inner = "".join(_html(c, edit, (i,)) for i, c in enumerate(main))
     return (f'<!DOCTYPE html><html><head><title>t</title><script>if (1 < 2) {{}}</script></head><body>'
-            f'<nav id="side">{side}</nav><article role="main" id="main">{inner}</article></body></html>').encode()
+            f'<nav id="side">{side}</nav><article role="main" id="main">{inner}</article>'
+            f'<footer id="foot"><p id="made">made</p></footer></body></html>').encode()
 
 
 @settings(max_examples=300, deadline=None)
@@ -92,6 +93,7 @@ def test_what_cannot_be_swapped_reloads():
     assert pageswap.changed_parts(page, _page([("div", "a", ["one ", ("p", "b", ["two"]),
                                                              ("p", None, ["three"])])], side="menu 2")) is None
     assert pageswap.changed_parts(page, page.replace(b"<title>t", b"<title>u")) is None
+    assert pageswap.changed_parts(page, page.replace(b">made<", b">built<")) is None        # after it
     assert pageswap.changed_parts(page, page.replace(b'role="main" id="main"', b'role="main" id="main" class="x"')) \
         is None
     # an element's own tag, and the elements with ids in it: its parent is swapped
@@ -103,6 +105,12 @@ def test_what_cannot_be_swapped_reloads():
     # an id twice on a page is no part: the element around both is swapped
     twice = _page([("div", "a", [("p", "b", ["one"]), ("p", "b", ["two"])])])
     assert pageswap.changed_parts(twice, twice.replace(b"two", b"deux")) == ["a"]
+    # an id in single quotes; an element read raw (its text is not markup) with an id
+    quoted = _page([("div", "a", ["one"])]).replace(b'<div id="a">', b"<div id='a'>")
+    assert pageswap.changed_parts(quoted, quoted.replace(b"one", b"uno")) == ["a"]
+    raw = _page([("div", "a", ["<textarea id='t'>x < y</textarea> z"])])
+    assert pageswap.changed_parts(raw, raw.replace(b"x < y", b"x > y")) == ["t"]
+    assert pageswap.changed_parts(raw, raw.replace(b" z", b" zz")) == ["a"]
     # tags that do not nest, and a page without main content, cannot be read
     assert pageswap.changed_parts(page, page.replace(b"</p>", b"</span>", 1)) is None
     assert pageswap.parts(page.replace(b'role="main"', b"")) is None
@@ -145,6 +153,11 @@ def test_a_patched_page_whose_build_differs_swaps_from_what_the_patch_shows():
     assert told(2) == (False, {"ids": ["x", "y"], "digest": "sha"})
     s.set([], None)                                                  # every page changed (a style sheet)
     assert told(2) == (True, None) and s.swaps == {}
+
+    # a page's first change: a page served before any build swaps it in
+    s = BuildState()
+    s.set([], {"a.html"}, swaps={"a.html": (["x"], "sha")})
+    assert told(0) == (False, {"ids": ["x"], "digest": "sha"})
 
 
 def test_serve_tells_an_open_page_to_swap_the_parts_a_parameter_edit_changed(starter_rules, tmp_path, monkeypatch):

@@ -752,8 +752,9 @@ def test_in_a_browser_a_rebuilt_part_of_the_page_is_swapped_in_as_a_reload_would
     """An edit that changes the page inside its main content only (a clause's title, an
     example's ruling) is built, then the parts of the page it changed are swapped in
     without a reload: the reader's row stays where it was in the window, a column the
-    reader hid stays hidden, a swapped cell's copy-link button works, and the main content
-    is, tag for tag, what a fresh load of the page shows."""
+    reader hid stays hidden, what the reader opened stays open, a swapped cell's copy-link
+    button works, and the main content is, tag for tag, what a fresh load of the page
+    shows."""
     with _spotting_open(starter, tmp_path, browser, 500, "title: Dispersed units as spotters") as (
             server, page, spotting, good):
         hide = page.evaluate("() => document.querySelector('fieldset.hm-chooser input[data-col]')"
@@ -764,6 +765,10 @@ def test_in_a_browser_a_rebuilt_part_of_the_page_is_swapped_in_as_a_reload_would
         page.evaluate("id => { document.getElementById(id).scrollIntoView(); window.scrollBy(0, -120); }", row)
         top = "id => Math.round(document.getElementById(id).getBoundingClientRect().top)"
         before = page.evaluate(top, row)
+        opened = page.evaluate("() => { const all = [...document.querySelectorAll("
+                               "\"[id='spotting.spotters'] details\")]; all.forEach(d => { d.open = true; });"
+                               " return all.length; }")
+        assert opened > 0
         page.evaluate("() => { window.notReloaded = true; window.swapped = [];"
                       " document.addEventListener('harmony:swapped', e => window.swapped.push("
                       "...e.detail.elements.map(el => el.id))); }")
@@ -779,7 +784,10 @@ def test_in_a_browser_a_rebuilt_part_of_the_page_is_swapped_in_as_a_reload_would
         assert page.evaluate("() => window.swapped") == ["spotting.spotters"]
         assert abs(page.evaluate(top, row) - before) <= 2
         assert page.evaluate(shown, hide) == 0                                # the hidden column stays so
+        assert page.evaluate("() => [...document.querySelectorAll(\"[id='spotting.spotters'] details\")]"
+                             ".filter(d => d.open).length") == opened             # and what the reader opened
 
+        page.evaluate("() => document.querySelectorAll('details').forEach(d => { d.open = false; })")
         fresh = page.context.new_page()
         fresh.goto(server.url + "topics/spotting.html")
         assert page.evaluate(ARTICLE) == fresh.evaluate(ARTICLE)

@@ -107,6 +107,10 @@ function patch(p) {
   Array.prototype.slice.call(cell.children).forEach(function (c) { if (!c.matches(p.keep)) cell.removeChild(c); });
   Array.prototype.slice.call(fresh.children).forEach(function (c) { if (!c.matches(p.keep)) cell.appendChild(c); });
 }
+function details(el) {
+  var found = Array.prototype.slice.call(el.querySelectorAll("details"));
+  return el.tagName === "DETAILS" ? [el].concat(found) : found;
+}
 function swap(s) {
   return fetch(location.href.split("#")[0], {cache: "no-store"}).then(function (r) {
     if (!r.ok || r.headers.get(me.digest) !== s.digest) throw new Error("the page has changed again");
@@ -120,12 +124,14 @@ function swap(s) {
     });
     var at = place();
     pairs.forEach(function (pair) {
-      var el = pair[0], fresh = pair[1];
+      var el = pair[0], fresh = pair[1], open = details(el).map(function (d) { return d.open; });
       Array.prototype.slice.call(el.attributes).forEach(function (a) {
         if (!fresh.hasAttribute(a.name)) el.removeAttribute(a.name);
       });
       Array.prototype.slice.call(fresh.attributes).forEach(function (a) { el.setAttribute(a.name, a.value); });
       el.replaceChildren.apply(el, Array.prototype.slice.call(fresh.childNodes));
+      var now = details(el);                 // (what the reader opened stays open)
+      if (now.length === open.length) now.forEach(function (d, i) { if (open[i]) d.open = true; });
     });
     goTo(at);
     var swapped = pairs.map(function (pair) { return pair[0]; });
