@@ -100,8 +100,12 @@ def test_what_cannot_be_swapped_reloads():
     assert pageswap.changed_parts(page, page.replace(b'<p id="b">two</p>', b'<span id="b">two</span>')) == ["a"]
     assert pageswap.changed_parts(page, page.replace(b'<p id="b">two</p>', b'<p id="c">two</p>')) == ["a"]
     assert pageswap.changed_parts(page, page.replace(b'<p id="b">', b'<p id="b" class="new">')) == ["b"]
-    # a part that holds a script is not swapped (a swapped script does not run)
+    # a page whose main content holds a script is not swapped into (a swapped script does not
+    # run; one that ran may hold on to what would be swapped)
     assert pageswap.changed_parts(page, page.replace(b"two", b"two<script>go()</script>")) is None
+    scripted = page.replace(b"three", b"three<script>go()</script>")
+    assert pageswap.changed_parts(scripted, scripted.replace(b"two", b"deux")) is None
+    assert pageswap.changed_parts(scripted, scripted) == []
     # an id twice on a page is no part: the element around both is swapped
     twice = _page([("div", "a", [("p", "b", ["one"]), ("p", "b", ["two"])])])
     assert pageswap.changed_parts(twice, twice.replace(b"two", b"deux")) == ["a"]
@@ -117,6 +121,8 @@ def test_what_cannot_be_swapped_reloads():
 
 
 def test_every_page_of_the_shipped_site_is_read_and_unchanged_is_no_swap():
+    """Every page of the shipped site with main content is read; only the explorer's holds a
+    script there."""
     from harmony.site.testing import shipped_site
     out = shipped_site().out
     read = 0
@@ -127,6 +133,7 @@ def test_every_page_of_the_shipped_site_is_read_and_unchanged_is_no_swap():
             continue
         root = pageswap.parts(page)
         assert root is not None, path
+        assert root.scripted == (path.name == "explorer.html"), path      # (it reloads)
         assert pageswap.changed_parts(page, page) == []
         read += 1
     assert read > 50

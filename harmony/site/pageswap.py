@@ -8,12 +8,13 @@ own bytes changed only inside its id-carrying descendants is left, and those des
 are looked at in turn; any other changed element is swapped whole (its attributes and its
 children, the element itself kept). If anything changed outside those elements (the
 sidebar, the page's title, the main content's own tags), or the pages cannot be read this
-way, there is no answer: the page reloads.
+way, there is no answer: the page reloads. So does a page whose main content holds a
+``<script>``: a script swapped in does not run, and one that ran may hold on to what
+would be swapped (the explorer's page).
 
 The answer is checked: the old page with each swapped element's bytes replaced by the new
 page's is the new page, byte for byte. So a browser that swaps them shows what a reload
-would show. (A part holding a ``<script>`` is never swapped: a script swapped in does not
-run.)
+would show.
 
 >>> old = b'<body><main role="main"><p id="a">one</p><p id="b">two <b id="c">x</b></p></main></body>'
 >>> changed_parts(old, old.replace(b"one", b"uno"))
@@ -48,13 +49,15 @@ _MAIN = re.compile(rb"""\srole\s*=\s*["']?main\b""")
 @dataclass
 class Part:
     """An element with an ``id`` (or the page itself: ``id`` None): where it starts and ends
-    in the page's bytes, its tag, and the id-carrying elements directly inside it."""
+    in the page's bytes, its tag, and the id-carrying elements directly inside it (for the
+    page: whether its main content holds a script)."""
 
     id: str | None
     tag: bytes
     start: int
     end: int = -1
     parts: list[Part] = field(default_factory=list)
+    scripted: bool = False
 
 
 def parts(page: bytes) -> Part | None:
@@ -110,6 +113,7 @@ def parts(page: bytes) -> Part | None:
                 open_parts[-1].parts.append(part)
             continue
         if name in RAW:                                # its text, up to its end tag, is not markup
+            root.scripted |= name == b"script" and main is not None and not ended
             close = re.compile(rb"</" + name + rb"\s*>", re.I).search(page, pos)
             if close is None:
                 return None
@@ -169,9 +173,7 @@ def changed_parts(old: bytes, new: bytes) -> list[str] | None:
     if a is None or b is None:
         return None
     found: list[Part] = []
-    if not _changed(old, a, new, b, found):
-        return None
-    if any(b"<script" in new[p.start:p.end].lower() for p in found):
+    if not _changed(old, a, new, b, found) or (found and (a.scripted or b.scripted)):
         return None
     # the check: the old page with each found element's bytes replaced is the new page
     olds = {p.id: p for p in _walk(a)}
