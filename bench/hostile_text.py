@@ -3,7 +3,7 @@
 
 Run from the top of a checkout:
 
-    python3 bench/hostile_text.py [--sizes 0.25,0.5,1] [--cases markup,numbers,loader,words,check,fmt]
+    python3 bench/hostile_text.py [--sizes 0.25,0.5,1] [--cases markup,numbers,loader,words,pageswap,check,fmt]
                                   [--repeats 1]
 
 Every measurement is a new process (this script with ``--one``, or ``python3 -m harmony``),
@@ -21,6 +21,10 @@ with empty caches (``HARMONY_CACHE``, ``XDG_CACHE_HOME``). The inputs:
   flow lists of aliases never closed;
 * words (:func:`harmony.diff.words.word_diff`, ``harmony diff`` of a clause text): a text of
   words and the same words in the other order;
+* pageswap (:func:`harmony.site.pageswap.changed_parts`, ``harmony serve`` after a rebuild,
+  on a page holding the text in its main content, and the same page with a byte added):
+  start tags never closed (``<a b ``), an attribute value never closed, a ``<`` in the
+  text, and elements with ids nested deeper than Python recurses;
 * check: ``harmony check`` of the shipped rules plus one YAML file of that size (the
   shipped clauses again, ids renamed, ``bench/corpus.py``'s way), and of a starter harmony
   whose clause text is ``[[`` repeated;
@@ -59,6 +63,9 @@ SCANNERS = {
     "words": {
         "other order": None,
     },
+    "pageswap": {
+        "<a b ": "<a b ", "<a b=\"": "<a b=\"", "< a": "< a", "nested ids": None,
+    },
 }
 
 
@@ -70,6 +77,9 @@ def scanner_input(group: str, case: str, size: int) -> str:
         return "id: a" + " " * size + "b"
     if case == "other order":
         return " ".join(str(i % 100) for i in range(size // 3))
+    if case == "nested ids":
+        n = size // 30
+        return "".join(f'<b id="b{i}">' for i in range(n)) + "x" + "</b>" * n
     assert piece is not None
     return piece * (size // len(piece))
 
@@ -80,6 +90,12 @@ def run_scanner(group: str, case: str, size: int) -> float:
         from harmony.markup import marks as call
     elif group == "numbers":
         from harmony.numbers import numbers_in as call  # type: ignore[assignment]
+    elif group == "pageswap":
+        from harmony.site.pageswap import changed_parts
+        page = ('<html><body><div role="main">' + text + "</div></body></html>").encode()
+        start = time.process_time()
+        changed_parts(page, page + b" ")
+        return time.process_time() - start
     elif group == "words":
         from harmony.diff.words import word_diff
         other = " ".join(reversed(text.split()))
@@ -187,7 +203,7 @@ def measure(argv: list[str], env: dict) -> tuple[float, float, str]:
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="0.25,0.5,1", help="sizes in MB")
-    ap.add_argument("--cases", default="markup,numbers,loader,words,check,fmt")
+    ap.add_argument("--cases", default="markup,numbers,loader,words,pageswap,check,fmt")
     ap.add_argument("--repeats", type=int, default=1, help="runs of each (the least time is kept)")
     ap.add_argument("--one", nargs=3, metavar=("GROUP", "CASE", "BYTES"), help=argparse.SUPPRESS)
     args = ap.parse_args(argv)

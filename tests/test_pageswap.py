@@ -115,6 +115,11 @@ def test_what_cannot_be_swapped_reloads():
     raw = _page([("div", "a", ["<textarea id='t'>x < y</textarea> z"])])
     assert pageswap.changed_parts(raw, raw.replace(b"x < y", b"x > y")) == ["t"]
     assert pageswap.changed_parts(raw, raw.replace(b" z", b" zz")) == ["a"]
+    # elements with ids nested deeper than Python recurses, and a comment never closed: reload
+    deep = _page([]).replace(b'id="main">', b'id="main">' + b"".join(b'<b id="b%d">' % i for i in range(3000))
+                             + b"x" + b"</b>" * 3000)
+    assert pageswap.changed_parts(deep, deep.replace(b">x<", b">y<")) is None
+    assert pageswap.changed_parts(page, page.replace(b"two", b"two<!-- open")) is None
     # tags that do not nest, and a page without main content, cannot be read
     assert pageswap.changed_parts(page, page.replace(b"</p>", b"</span>", 1)) is None
     assert pageswap.parts(page.replace(b'role="main"', b"")) is None

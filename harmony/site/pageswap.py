@@ -38,10 +38,12 @@ VOID = frozenset({b"area", b"base", b"br", b"col", b"embed", b"hr", b"img", b"in
 #: elements whose text is read raw, up to their end tag
 RAW = frozenset({b"script", b"style", b"textarea"})
 
-#: a start or end tag (attribute values quoted or bare), a comment, a doctype
-_TAG = re.compile(rb"""<(?:(/?)([A-Za-z][A-Za-z0-9:-]*)"""
-                  rb"""((?:\s+[^\s"'>/=]+(?:\s*=\s*(?:"[^"]*"|'[^']*'|[^\s"'>]+))?)*)\s*(/?)>"""
-                  rb"""|!--.*?-->|![^>]*>)""", re.S)
+#: a start or end tag, or a doctype, at a ``<``: nothing in it holds a ``<`` (a page's writer
+#: escapes it in attribute values), and no quantifier gives back what it took, so reading a
+#: page is linear in its length whatever it holds
+_TAG = re.compile(rb"""<(?:(/?)([A-Za-z][A-Za-z0-9:-]*+)"""
+                  rb"""((?:\s++[^\s"'<>/=]++(?:\s*+=\s*+(?:"[^"<]*+"|'[^'<]*+'|[^\s"'<>]++))?+)*+)\s*+(/?)>"""
+                  rb"""|![^<>]*+>)""")
 _ID = re.compile(rb"""\sid\s*=\s*(?:"([^"]*)"|'([^']*)')""")
 _MAIN = re.compile(rb"""\srole\s*=\s*["']?main\b""")
 
@@ -79,12 +81,22 @@ def parts(page: bytes) -> Part | None:
     seen: dict[str, int] = {}
     pos = 0
     while True:
-        m = _TAG.search(page, pos)
-        if m is None:
+        at = page.find(b"<", pos)
+        if at < 0:
             break
+        if page.startswith(b"<!--", at):               # a comment
+            end = page.find(b"-->", at + 4)
+            if end < 0:
+                return None
+            pos = end + 3
+            continue
+        m = _TAG.match(page, at)
+        if m is None:                                  # a "<" in the text
+            pos = at + 1
+            continue
         pos = m.end()
         name = m.group(2)
-        if name is None:                               # a comment or a doctype
+        if name is None:                               # a doctype
             continue
         name = name.lower()
         if m.group(1):                                 # an end tag
@@ -102,7 +114,8 @@ def parts(page: bytes) -> Part | None:
         if main is not None and not ended:
             found = _ID.search(attrs)
             if found is not None:
-                ident = html.unescape((found.group(1) if found.group(1) is not None else found.group(2)).decode())
+                ident = (found.group(1) if found.group(1) is not None else found.group(2)).decode("utf-8", "replace")
+                ident = html.unescape(ident)
                 seen[ident] = seen.get(ident, 0) + 1
                 part = Part(ident, name, m.start())
         elif main is None and _MAIN.search(attrs) and name not in VOID and not m.group(4):
@@ -168,7 +181,15 @@ def _changed(old: bytes, a: Part, new: bytes, b: Part, found: list[Part]) -> boo
 def changed_parts(old: bytes, new: bytes) -> list[str] | None:
     """The ids of the elements of page ``new`` whose attributes and children, put in place of
     those of page ``old``'s elements of the same ids, make ``new`` of ``old``; None if a
-    change lies outside such elements (then the page must be loaded again)."""
+    change lies outside such elements, or they nest deeper than Python recurses (then the
+    page must be loaded again)."""
+    try:
+        return _changed_parts(old, new)
+    except RecursionError:
+        return None
+
+
+def _changed_parts(old: bytes, new: bytes) -> list[str] | None:
     a, b = parts(old), parts(new)
     if a is None or b is None:
         return None

@@ -33,9 +33,9 @@ every stream is closed when the server stops.
 """
 from __future__ import annotations
 
-import hashlib
 import errno
 import gc
+import hashlib
 import http.server
 import io
 import json
