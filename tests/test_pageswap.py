@@ -109,6 +109,11 @@ def test_what_cannot_be_swapped_reloads():
     # an id twice on a page is no part: the element around both is swapped
     twice = _page([("div", "a", [("p", "b", ["one"]), ("p", "b", ["two"])])])
     assert pageswap.changed_parts(twice, twice.replace(b"two", b"deux")) == ["a"]
+    # an empty id names nothing; " id=" inside another attribute's value is no id
+    empty = _page([("div", "a", [("p", None, ["one"])])]).replace(b"<p>", b'<p id="">')
+    assert pageswap.changed_parts(empty, empty.replace(b"one", b"uno")) == ["a"]
+    inside = _page([("div", "a", [("p", None, ["one"])])]).replace(b"<p>", b"<p title=\"an id='b'\">")
+    assert pageswap.changed_parts(inside, inside.replace(b"one", b"uno")) == ["a"]
     # an id in single quotes; an element read raw (its text is not markup) with an id
     quoted = _page([("div", "a", ["one"])]).replace(b'<div id="a">', b"<div id='a'>")
     assert pageswap.changed_parts(quoted, quoted.replace(b"one", b"uno")) == ["a"]

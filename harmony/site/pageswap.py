@@ -44,8 +44,25 @@ RAW = frozenset({b"script", b"style", b"textarea"})
 _TAG = re.compile(rb"""<(?:(/?)([A-Za-z][A-Za-z0-9:-]*+)"""
                   rb"""((?:\s++[^\s"'<>/=]++(?:\s*+=\s*+(?:"[^"<]*+"|'[^'<]*+'|[^\s"'<>]++))?+)*+)\s*+(/?)>"""
                   rb"""|![^<>]*+>)""")
-_ID = re.compile(rb"""\sid\s*=\s*(?:"([^"]*)"|'([^']*)')""")
-_MAIN = re.compile(rb"""\srole\s*=\s*["']?main\b""")
+#: one attribute of a start tag: its name and its value (quoted or bare)
+_ATTR = re.compile(rb"""\s++([^\s"'<>/=]++)(?:\s*+=\s*+(?:"([^"]*+)"|'([^']*+)'|([^\s"'<>]++)))?+""")
+
+
+def _attribute(attrs: bytes, name: bytes) -> str | None:
+    """The value of attribute ``name`` (lower case) among a start tag's ``attrs``, if it has it.
+
+    >>> _attribute(b" title='see id=x' ID='a&#64;b'", b"id"), _attribute(b' id="" role=main', b"role")
+    ('a@b', 'main')
+    >>> _attribute(b' data-id="x"', b"id"), _attribute(b" hidden id", b"id")
+    (None, '')
+    """
+    if name not in attrs.lower():
+        return None
+    for m in _ATTR.finditer(attrs):
+        if m.group(1).lower() == name:
+            value = next((v for v in m.group(2, 3, 4) if v is not None), b"")
+            return html.unescape(value.decode("utf-8", "replace"))
+    return None
 
 
 @dataclass
@@ -112,13 +129,11 @@ def parts(page: bytes) -> Part | None:
         attrs = m.group(3)
         part = None
         if main is not None and not ended:
-            found = _ID.search(attrs)
-            if found is not None:
-                ident = (found.group(1) if found.group(1) is not None else found.group(2)).decode("utf-8", "replace")
-                ident = html.unescape(ident)
+            ident = _attribute(attrs, b"id")
+            if ident:                                  # (an empty id names nothing)
                 seen[ident] = seen.get(ident, 0) + 1
                 part = Part(ident, name, m.start())
-        elif main is None and _MAIN.search(attrs) and name not in VOID and not m.group(4):
+        elif main is None and _attribute(attrs, b"role") == "main" and name not in VOID and not m.group(4):
             main = len(stack)
         if name in VOID or m.group(4):
             if part is not None:
