@@ -312,6 +312,49 @@ def test_a_phone_compares_two_rulebooks_side_by_side(browser, base_url, shots, m
         context.close()
 
 
+#: what ``harmony serve`` does to swap a rebuilt part in (``harmony.site.livereload``): the
+#: element of that id gets the served page's children, then the site's script is told
+SWAP = """async id => {
+  const html = await (await fetch(location.href)).text();
+  const fresh = new DOMParser().parseFromString(html, 'text/html').getElementById(id);
+  const el = document.getElementById(id);
+  el.replaceChildren(...document.importNode(fresh, true).childNodes);
+  document.dispatchEvent(new CustomEvent('harmony:swapped', {detail: {elements: [el]}}));
+}"""
+
+
+def test_what_serve_swaps_in_is_set_up_by_the_sites_script(browser, base_url, model):
+    """``harmony serve`` swaps a rebuilt part into the open page and dispatches
+    ``harmony:swapped``: a row swapped in while two rulebooks are compared shows those two
+    alone, and a part holding the column chooser gets a working chooser (comparing ends,
+    as on a reload)."""
+    context = browser.new_context(viewport={"width": 1024, "height": 800})
+    page = context.new_page()
+    try:
+        topic = max(model.topics_in_order(), key=lambda t: len(t.sources))
+        keys = list(topic.sources)
+        page.goto(f"{base_url}topics/{topic.id}.html")
+        page.locator(".hm-compare-toggle").first.check()
+        page.locator("select.hm-compare-a").first.select_option(keys[0])
+        page.locator("select.hm-compare-b").first.select_option(keys[1])
+        row = page.evaluate("() => document.querySelector('tr.hm-row[id]').id")
+        page.evaluate(SWAP, row)
+        cells = page.locator(f"[id='{row}'] td[data-col]")
+        shown = {cells.nth(i).get_attribute("data-col") for i in range(cells.count()) if cells.nth(i).is_visible()}
+        assert shown == {keys[0], keys[1]}
+
+        part = page.evaluate("() => document.querySelector('fieldset.hm-chooser').parentElement.closest('[id]').id")
+        page.evaluate(SWAP, part)
+        assert page.evaluate("() => document.body.classList.contains('hm-compare')") is False
+        assert page.locator("fieldset.hm-chooser").first.is_visible()
+        assert page.locator(".hm-compare-bar").count() == 1
+        page.locator(f"fieldset.hm-chooser input[data-col='{keys[-1]}']").first.uncheck()
+        assert page.locator(f"tr.hm-row td[data-col='{keys[-1]}']").first.is_hidden()
+        assert page.locator(f"tr.hm-row td[data-col='{keys[0]}']").first.is_visible()
+    finally:
+        context.close()
+
+
 def test_hex_letters_are_never_under_a_counter(page, base_url, model, shots):
     overlap = """() => {
       const out = [];

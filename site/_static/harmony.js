@@ -154,7 +154,10 @@
     var roots = (ev.detail && ev.detail.elements) || [];
     roots.forEach(function (root) {
       copyLinks(root);
-      root.querySelectorAll("fieldset.hm-chooser").forEach(chooser);
+      root.querySelectorAll("fieldset.hm-chooser").forEach(function (box) {
+        document.body.classList.remove("hm-compare");    /* a new chooser: comparing ends, as on a reload */
+        chooser(box);
+      });
     });
     columns();
     scrollersFocusable();
