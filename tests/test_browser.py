@@ -286,16 +286,23 @@ def test_the_scoreboard_highlights_splits_and_keeps_questions_in_view(browser, b
         context.close()
 
 
+def _comparing(page, base_url, model, a: int, b: int) -> list[str]:
+    """The topic with the most rulebooks open in ``page``, its rulebooks ``a`` and ``b`` (their
+    places among the topic's) compared side by side: the topic's rulebooks."""
+    topic = max(model.topics_in_order(), key=lambda t: len(t.sources))
+    keys = list(topic.sources)
+    page.goto(f"{base_url}topics/{topic.id}.html")
+    page.locator(".hm-compare-toggle").first.check()
+    page.locator("select.hm-compare-a").first.select_option(keys[a])
+    page.locator("select.hm-compare-b").first.select_option(keys[b])
+    return keys
+
+
 def test_a_phone_compares_two_rulebooks_side_by_side(browser, base_url, shots, model):
     context = browser.new_context(viewport={"width": 390, "height": 844})
     page = context.new_page()
     try:
-        topic = max(model.topics_in_order(), key=lambda t: len(t.sources))
-        keys = list(topic.sources)
-        page.goto(f"{base_url}topics/{topic.id}.html")
-        page.locator(".hm-compare-toggle").first.check()
-        page.locator("select.hm-compare-a").first.select_option(keys[1])
-        page.locator("select.hm-compare-b").first.select_option(keys[-1])
+        keys = _comparing(page, base_url, model, 1, -1)
         row = page.locator("tr.hm-row").first
         left = row.locator(f'td[data-col="{keys[1]}"]').bounding_box()
         right = row.locator(f'td[data-col="{keys[-1]}"]').bounding_box()
@@ -331,12 +338,7 @@ def test_what_serve_swaps_in_is_set_up_by_the_sites_script(browser, base_url, mo
     context = browser.new_context(viewport={"width": 1024, "height": 800})
     page = context.new_page()
     try:
-        topic = max(model.topics_in_order(), key=lambda t: len(t.sources))
-        keys = list(topic.sources)
-        page.goto(f"{base_url}topics/{topic.id}.html")
-        page.locator(".hm-compare-toggle").first.check()
-        page.locator("select.hm-compare-a").first.select_option(keys[0])
-        page.locator("select.hm-compare-b").first.select_option(keys[1])
+        keys = _comparing(page, base_url, model, 0, 1)
         row = page.evaluate("() => document.querySelector('tr.hm-row[id]').id")
         page.evaluate(SWAP, row)
         cells = page.locator(f"[id='{row}'] td[data-col]")
