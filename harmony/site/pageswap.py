@@ -48,6 +48,10 @@ _TAG = re.compile(rb"""<(?:(/?)([A-Za-z][A-Za-z0-9:-]*+)"""
 _ATTR = re.compile(rb"""\s++([^\s"'<>/=]++)(?:\s*+=\s*+(?:"([^"]*+)"|'([^']*+)'|([^\s"'<>]++)))?+""")
 
 
+#: a quick look for an attribute's name among a start tag's attributes (then read them)
+_NAMED = {name: re.compile(rb"\s" + name + rb"\b", re.I) for name in (b"id", b"role")}
+
+
 def _attribute(attrs: bytes, name: bytes) -> str | None:
     """The value of attribute ``name`` (lower case) among a start tag's ``attrs``, if it has it.
 
@@ -56,7 +60,7 @@ def _attribute(attrs: bytes, name: bytes) -> str | None:
     >>> _attribute(b' data-id="x"', b"id"), _attribute(b" hidden id", b"id")
     (None, '')
     """
-    if name not in attrs.lower():
+    if not _NAMED[name].search(attrs):       # (most tags: no such attribute, nothing to read)
         return None
     for m in _ATTR.finditer(attrs):
         if m.group(1).lower() == name:
