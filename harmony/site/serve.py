@@ -47,7 +47,7 @@ import sys
 import threading
 import time
 import urllib.parse
-from collections.abc import Collection, Mapping
+from collections.abc import Callable, Collection, Mapping
 from typing import Any
 from pathlib import Path
 
@@ -717,18 +717,20 @@ def build_once(rules: Path, out: Path, out_stream=None, err=None, state: BuildSt
     if state is not None:
         pages = pages_changed(changed) if snapshot is not None else None
         state.set([], pages, snapshot.digest if snapshot is not None else None,
-                  swaps(out, shown or {}, pages or set()))
+                  swaps(out, shown or {}, pages or set(), snapshot.digest) if snapshot is not None else None)
     return res
 
 
-def swaps(out: Path, shown: Mapping[str, bytes], changed: Collection[str]) -> dict[str, tuple[list[str], str]]:
+def swaps(out: Path, shown: Mapping[str, bytes], changed: Collection[str],
+          digest: Callable[[str], str | None]) -> dict[str, tuple[list[str], str]]:
     """For each page of ``changed`` that a browser shows (``shown``: its path -> the bytes it
     shows), the parts of it that its file in ``out`` changed (:func:`.pageswap.changed_parts`)
-    and the SHA-256 of that file; a page whose change is not such parts is left out (it
-    reloads)."""
+    and the SHA-256 of that file (``digest``: the snapshot's, taken as it found the change);
+    a page whose change is not such parts is left out (it reloads)."""
     found = {}
     for page in changed:
-        if page not in shown:
+        sha = digest(page)
+        if page not in shown or sha is None:
             continue
         try:
             now = (out / page).read_bytes()
@@ -736,7 +738,7 @@ def swaps(out: Path, shown: Mapping[str, bytes], changed: Collection[str]) -> di
             continue
         ids = pageswap.changed_parts(shown[page], now)
         if ids:
-            found[page] = (ids, hashlib.sha256(now).hexdigest())
+            found[page] = (ids, sha)
     return found
 
 
@@ -807,19 +809,23 @@ class _Editing:
         self.state.settle(self.unfinished is None)
         return res
 
+    def showing(self, page: str) -> bytes | None:
+        """The bytes of ``page`` (its path in the site) as served now: patched, while a patch
+        waits; None if there is no such page yet."""
+        try:
+            return self.state.shown(page) or (self.out / page).read_bytes()
+        except (OSError, ValueError):
+            return None
+
     def shown(self, pages: Collection[str]) -> dict[str, bytes]:
         """What the browsers show of ``pages`` (docnames): each page's path -> its bytes as
-        served now (patched, while a patch waits)."""
+        served now (:meth:`showing`)."""
         found = {}
         for name in pages:
             page = f"{name}.html"
-            shown = self.state.shown(page)
-            if shown is None:
-                try:
-                    shown = (self.out / page).read_bytes()
-                except (OSError, ValueError):
-                    continue
-            found[page] = shown
+            shown = self.showing(page)
+            if shown is not None:
+                found[page] = shown
         return found
 
     def edited(self) -> None:
@@ -877,9 +883,8 @@ class _Editing:
             for p in found:
                 if size[p.page] > PATCH_MOST:      # (too much for its stream: it reloads once built)
                     continue
-                try:
-                    page = self.state.shown(p.page) or (self.out / p.page).read_bytes()
-                except OSError:            # (no such page yet: the preview makes it)
+                page = self.showing(p.page)
+                if page is None:           # (no such page yet: the preview makes it)
                     continue
                 shown = textedit.spliced(page, p)
                 if shown is not None:
