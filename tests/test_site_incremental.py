@@ -5,6 +5,7 @@ import filecmp
 import html
 import io
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -169,13 +170,21 @@ def test_a_rulebook_whose_pages_change_is_relinked_without_reading_a_page_again(
     """The links say each rulebook's pages and size, known only once it is printed (while
     Sphinx reads the pages): when they change and no page's source does, the pages that link
     it are written again with the new words, and the site is a clean build's bytes."""
-    out = build_site(rules_copy, tmp_path / "out").out
+    first = build_site(rules_copy, tmp_path / "out")
+    out = first.out
     db = "print/DB-rulebook.pdf"
     pages = len(PdfReader(str(out / db)).pages)
     linking = sorted(rel[:-5] for rel, p in site_files(out).items()
                      if rel.endswith(".html") and not rel.startswith("print/")
                      and f'{db}">' in p.read_text("utf-8"))
     assert {"index", "sources", "rulebooks"} <= set(linking)
+    # the pages that wait for a PDF's words ("(PDF, 9 pages, 1 KB)") are written last, only
+    # Sphinx's index of terms and search page after them
+    any_pdf = {rel[:-5] for rel, p in site_files(out).items() if rel.endswith(".html")
+               and not rel.startswith("print/") and re.search(r"\((PDF|EPUB), \d", p.read_text("utf-8"))}
+    documents = [doc for doc in first.written if doc not in {"genindex", "search"}]
+    assert len(documents) > len(any_pdf) >= len(linking)
+    assert set(documents[-len(any_pdf):]) == any_pdf
     real = rulebook_site.pdf_html
 
     def longer(model, key, paper="a4"):   # one more page in DB's rulebook, and only there

@@ -533,6 +533,13 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
         generated = time.perf_counter()
         nocolor()
         result = BuildResult(out=out, staged=staged, preview=preview, model=model, first=first)
+        bundled: list[bool] = []
+
+        def bundle() -> None:   # once, while the PDFs print: before Sphinx writes the pages linking them
+            if not bundled:
+                bundled.append(True)
+                _bundle(model, rules, cache, html, result)
+
         mark.write_text("a build started and did not finish\n", encoding="utf-8")
         overrides = generate.conf_overrides(model)
         with _default_collection(full=not preview), \
@@ -551,6 +558,7 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
                         during.enter_context(searchlater.leave_to_full_build(app, cache))
                     else:
                         during.enter_context(searchlater.index_again(app, cache))
+                        during.enter_context(pdflinks.linking_last(app, bundle))
                     app.build(force_all=False)
             except Exception:
                 if printing.failure is not None:   # Sphinx wraps what its event handlers raise
@@ -563,7 +571,7 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
         built = time.perf_counter()
         _no_space_in(warned)
         if not preview:     # (a preview leaves the bundle as the last full build made it)
-            _bundle(model, rules, cache, html, result)   # while the last PDFs print
+            bundle()
         try:
             printed = last if preview else printing.wait()
         except printer.PrintFailed as e:

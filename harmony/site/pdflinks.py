@@ -8,8 +8,9 @@ page links which PDF. A build hands Sphinx the printed PDFs' :class:`Words`: onc
 are read (``env-updated``) they name, for Sphinx to write again, the pages that link a PDF
 whose words are not those the last finished build wrote; each placeholder becomes its words
 when its page is written (``doctree-resolved``), before the page's words go to the search
-index, waiting for the PDFs' facts only then. The pages of a clean build and of an
-incremental one are the same bytes.
+index, waiting for the PDFs' facts only then. :func:`linking_last` has Sphinx write those
+pages after all the others, so that it waits only once nothing else is left to write. The
+pages of a clean build and of an incremental one are the same bytes.
 
 >>> facts_words(21, 578770), facts_words(None, None)
 ('(PDF, 21 pages, 565 KB)', '(PDF)')
@@ -18,7 +19,8 @@ incremental one are the same bytes.
 """
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
 from docutils import nodes
 
@@ -89,6 +91,32 @@ class Words:
         found = list(doctree.findall(pdf_facts))
         if found:
             _replace(found, self.words())
+
+
+@contextmanager
+def linking_last(app, meanwhile: Callable[[], object] = lambda: None) -> Iterator[None]:
+    """For the block's build: Sphinx writes the pages that link a PDF after all the others,
+    and calls ``meanwhile`` between the two (work the build would do after Sphinx, done
+    while the PDFs print).
+
+    Sphinx writes pages in the order of their names. The front page (``index``) links every
+    PDF, so a cold build waited there for the printers with half the site still to write, and
+    then wrote that half on one processor while the other had nothing left to do."""
+    builder, env = app.builder, app.env
+
+    def write_documents(names) -> None:
+        linking = {doc for doc, files in getattr(env, LINKS, {}).items() if files}
+        for part in (set(names) - linking, None, set(names) & linking):
+            if part is None:
+                meanwhile()
+            elif part:
+                type(builder).write_documents(builder, part)
+
+    builder.write_documents = write_documents
+    try:
+        yield
+    finally:
+        builder.__dict__.pop("write_documents", None)
 
 
 def _replace(found: list[pdf_facts], words: dict[str, str]) -> None:
