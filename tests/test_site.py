@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from pypdf import PdfReader
 
+from harmony.printer import size_words
 from harmony.site import generate
 from harmony.site.build import BuildError, build_site
 from harmony.site.testing import shipped_site
@@ -217,6 +218,8 @@ def test_the_site_offers_the_rule_cards_as_a_pdf(site, model):
     pdf = site.out / "print" / "harmony-cards.pdf"
     assert 'href="print/harmony-cards.pdf"' in (site.out / "cards.html").read_text("utf-8")
     reader = PdfReader(str(pdf))
+    said = f"(PDF, {len(reader.pages)} pages, {size_words(pdf.stat().st_size)})"   # as the rulebooks' links
+    assert said in (site.out / "cards.html").read_text("utf-8")
     sets = rules_with_cards(model)
     assert {"PL", "REV"} <= set(sets)                       # every ruleset with cards, not one
     cards = collect(model, sets)
