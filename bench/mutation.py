@@ -130,6 +130,8 @@ SUITES = {
     # show_ahead)
     "textedit": (("textedit", "livereload", "serve"), ("tests/test_textedit.py",)),
     "pageswap": (("pageswap", "livereload", "serve"), ("tests/test_pageswap.py",)),
+    # session 23: the pages that link a PDF written last (with --within linking_last)
+    "pdflinks": (("pdflinks",), ("tests/test_pdflinks.py",)),
 }
 
 _COMPARE = {ast.Lt: ast.LtE, ast.LtE: ast.Lt, ast.Gt: ast.GtE, ast.GtE: ast.Gt, ast.Eq: ast.NotEq,
@@ -307,7 +309,7 @@ WHERE = {"engine": "games/panzerblitz/engine.py", "referee": "games/panzerblitz/
          "game": "game.py", "pbgame": "games/panzerblitz/__init__.py", "sidebar": "site/sidebar.py",
          "stemming": "site/stemming.py", "fit": "cards/fit.py", "signals": "signals.py",
          "textedit": "site/textedit.py", "livereload": "site/livereload.py", "serve": "site/serve.py",
-         "pageswap": "site/pageswap.py"}
+         "pageswap": "site/pageswap.py", "pdflinks": "site/pdflinks.py"}
 
 
 def rel_of(module: str) -> str:
