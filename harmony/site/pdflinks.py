@@ -106,11 +106,12 @@ def linking_last(app, meanwhile: Callable[[], object] = lambda: None) -> Iterato
 
     def write_documents(names) -> None:
         linking = {doc for doc, files in getattr(env, LINKS, {}).items() if files}
-        for part in (set(names) - linking, None, set(names) & linking):
-            if part is None:
-                meanwhile()
-            elif part:
-                type(builder).write_documents(builder, part)
+        ahead, last = set(names) - linking, set(names) & linking
+        if ahead:
+            type(builder).write_documents(builder, ahead)
+        meanwhile()
+        if last:
+            type(builder).write_documents(builder, last)
 
     builder.write_documents = write_documents
     try:
