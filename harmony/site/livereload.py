@@ -299,11 +299,19 @@ class BuildState:
             data = json.dumps(state, separators=(",", ":"))
             return self.generation, f"id: {self.generation}\nevent: state\ndata: {data}\n\n".encode()
 
-    def banner(self) -> str:
-        """The overlay the page starts with while the last rebuild failed (the script keeps it
-        up to date): the problems, each escaped."""
+    def now(self, page: str) -> tuple[int, list[str], bytes | None]:
+        """At one moment: the generation, the problems and what ``page`` shows once patched
+        (:meth:`shown`)."""
         with self.lock:
-            problems = list(self.problems)
+            found = self.pending.get(page)
+            return self.generation, list(self.problems), found[0] if found else None
+
+    def banner(self, problems: list[str] | None = None) -> str:
+        """The overlay the page starts with while the last rebuild failed (the script keeps it
+        up to date): the problems (default: those now), each escaped."""
+        if problems is None:
+            with self.lock:
+                problems = list(self.problems)
         if not problems:
             return ""
         items = "".join(f"<li><code>{html.escape(p)}</code></li>" for p in problems[:SHOWN])
@@ -312,9 +320,11 @@ class BuildState:
                 f"<strong>{_OVERLAY_TITLE}</strong> Fix these and save:"
                 f'<ul style="margin:.3em 0 0 1.2em;padding:0">{items}{more}</ul></div>')
 
-    def script(self, page: str) -> str:
-        with self.lock:
-            generation = self.generation
+    def script(self, page: str, generation: int | None = None) -> str:
+        """The script of a page served at ``generation`` (default: the one now)."""
+        if generation is None:
+            with self.lock:
+                generation = self.generation
         config = json.dumps({"page": page, "generation": generation, "server": self.server,
                              "events": EVENTS_PATH, "digest": DIGEST_HEADER, "overlay": OVERLAY,
                              "style": _OVERLAY_STYLE, "title": _OVERLAY_TITLE, "shown": SHOWN}, separators=(",", ":"))
@@ -323,13 +333,39 @@ class BuildState:
         return "<script>" + _SCRIPT % {"config": config} + "</script>"
 
 
-def inject(page: bytes, name: str, state: BuildState) -> bytes:
+def inject(page: bytes, name: str, state: BuildState, taken: tuple[int, list[str]] | None = None) -> bytes:
     """``page`` (the bytes of the built file ``name``) as served: the overlay, if the last
-    rebuild failed, and the script, just inside ``<body>`` (at the start if it has none)."""
-    insert = (state.banner() + state.script(name)).encode("utf-8")
+    rebuild failed, and the script, just inside ``<body>`` (at the start if it has none);
+    ``taken``: the generation and problems to serve it with (default: those now)."""
+    generation, problems = taken if taken is not None else state.now(name)[:2]
+    insert = (state.banner(problems) + state.script(name, generation)).encode("utf-8")
     start = page.find(b"<body")
     at = page.find(b">", start) + 1 if start >= 0 else 0
     return page[:at] + insert + page[at:]
+
+
+def serve_page(state: BuildState, name: str, read: Callable[[], bytes]) -> tuple[bytes, bytes]:
+    """The page ``name`` as served (:func:`inject`), and the bytes it shows: patched, while a
+    patch waits, else its file as ``read`` gives it.
+
+    The state is taken before the file is read. A build that lands in between leaves the
+    page told that it is older than it is, and it is then told to catch up. Read the other
+    way round, the page would be told that it is newer than it is, and would show the old
+    page until the next edit.
+
+    >>> s = BuildState(); s.set([], {"a.html"})
+    >>> def read():                      # a build lands while the file is read
+    ...     s.set([], {"a.html"})
+    ...     return b"<body>new"
+    >>> served, shown = serve_page(s, "a.html", read)
+    >>> b'"generation":1,' in served, shown, s.generation
+    (True, b'<body>new', 2)
+    >>> b'"reload":true' in s.event("a.html", 1, s.server)[1]     # told to catch up
+    True
+    """
+    generation, problems, patched = state.now(name)
+    shown = patched if patched is not None else read()
+    return inject(shown, name, state, (generation, problems)), shown
 
 
 class Snapshot:

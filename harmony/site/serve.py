@@ -57,8 +57,8 @@ from ..trust import Trust
 from ..usage import UsageError
 from . import generate, pageswap, printing, sphinxapp, textedit
 from .build import BuildError, BuildResult, build_site, cache_dir, checked_rules, print_jobs
-from .livereload import (DIGEST_HEADER, EVENTS_PATH, RETRY_MS, STATUS_PATH, BuildState, Snapshot, inject,
-                          pages_changed)
+from .livereload import (DIGEST_HEADER, EVENTS_PATH, RETRY_MS, STATUS_PATH, BuildState, Snapshot,
+                          pages_changed, serve_page)
 from .watch import WATCHED, Watcher, fingerprint, watched_files
 
 __all__ = ["BuildState", "PreviewServer", "STATUS_PATH", "EVENTS_PATH", "WATCHED", "fingerprint", "listen",
@@ -153,14 +153,14 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             target = Path(self.translate_path(self.path))
             if target.is_dir():
                 target = target / "index.html"
-            page = target.read_bytes() if target.suffix == ".html" and target.is_file() else None
+            served = None
+            if target.suffix == ".html" and target.is_file():   # (a text edit shown ahead of its rebuild)
+                served = serve_page(self.state, target.relative_to(self.directory).as_posix(), target.read_bytes)
         except (OSError, ValueError):    # a name too long for the file system, a page replaced
             return self.send_error(404, "No such page")   # by a rebuild as it was read ...
-        if page is not None:
-            name = target.relative_to(self.directory).as_posix()
-            page = self.state.shown(name) or page      # (a text edit shown ahead of its rebuild)
-            return self._send(inject(page, name, self.state), "text/html; charset=utf-8",
-                              {DIGEST_HEADER: hashlib.sha256(page).hexdigest()})
+        if served is not None:
+            body, shown = served
+            return self._send(body, "text/html; charset=utf-8", {DIGEST_HEADER: hashlib.sha256(shown).hexdigest()})
         return super().do_GET()
 
     def _events(self, query: dict[str, list[str]]) -> None:
