@@ -362,6 +362,9 @@ def serve_page(state: BuildState, name: str, read: Callable[[], bytes]) -> tuple
     (True, b'<body>new', 2)
     >>> b'"reload":true' in s.event("a.html", 1, s.server)[1]     # told to catch up
     True
+    >>> s.patch("a.html", {"id": "x"}, b"<body>patched")
+    >>> serve_page(s, "a.html", lambda: b"the file, not read")[1]
+    b'<body>patched'
     """
     generation, problems, patched = state.now(name)
     shown = patched if patched is not None else read()
