@@ -26,7 +26,7 @@ def test_the_pages_linking_a_pdf_are_written_last_and_the_work_meanwhile_between
     with pdflinks.linking_last(app, lambda: said.append("meanwhile")):
         builder.write_documents({"sources", "a", "index", "zebra", "gone"})
         builder.write_documents({"index"})          # only pages that link: nothing ahead of them
-        builder.write_documents({"b"})              # none that link: the work is still done between
+        builder.write_documents({"b"})              # none that link: the work is done after them
     assert said == [["a", "gone", "zebra"], "meanwhile", ["index", "sources"],
                     "meanwhile", ["index"],
                     ["b"], "meanwhile"]

@@ -154,7 +154,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             if target.is_dir():
                 target = target / "index.html"
             served = None
-            if target.suffix == ".html" and target.is_file():   # (a text edit shown ahead of its rebuild)
+            if target.suffix == ".html" and target.is_file():
                 served = serve_page(self.state, target.relative_to(self.directory).as_posix(), target.read_bytes)
         except (OSError, ValueError):    # a name too long for the file system, a page replaced
             return self.send_error(404, "No such page")   # by a rebuild as it was read ...
