@@ -660,11 +660,17 @@ def test_in_a_browser_the_page_reloads_itself_where_it_was_and_shows_a_broken_ed
                                                                                         browser):
     """Headless Chromium on a served page: an edit that changes the page outside its main
     content (its topic's title: the window's title and the sidebar) reloads the page by
-    itself and keeps the reader's row where it was in the window; an edit that breaks the
-    file shows the problems over the page (no reload: the last good page stays) and fixing
-    it clears them."""
+    itself, keeps open the details the reader opened and keeps the reader's row where it
+    was in the window; an edit that breaks the file shows the problems over the page (no
+    reload: the last good page stays) and fixing it clears them."""
     with _spotting_open(starter, tmp_path, browser, 500, "title: Dispersed units as spotters") as (
             _server, page, spotting, good):
+        opened = ("() => [...document.querySelectorAll('details')]"
+                  ".map((d, n) => d.open ? n : -1).filter(n => n >= 0)")
+        page.evaluate("() => document.querySelectorAll(\"[id='spotting.spotters'] details\")"
+                      ".forEach(d => { d.open = true; })")
+        reader = page.evaluate(opened)
+        assert reader and len(reader) < page.evaluate("() => document.querySelectorAll('details').length")
         row = page.evaluate("() => { const all = [...document.querySelectorAll('tr[id]')];"
                             " return all[all.length - 1].id; }")
         page.evaluate("id => { document.getElementById(id).scrollIntoView(); window.scrollBy(0, -120); }", row)
@@ -678,6 +684,7 @@ def test_in_a_browser_the_page_reloads_itself_where_it_was_and_shows_a_broken_ed
         page.wait_for_load_state("load")
         page.wait_for_timeout(300)
         assert page.evaluate("() => window.notReloaded === undefined")       # it reloaded itself
+        assert page.evaluate(opened) == reader                               # the same details open
         assert abs(page.evaluate(top, row) - before) <= 2
 
         page.evaluate("() => { window.notReloaded = true; }")

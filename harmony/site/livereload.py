@@ -9,8 +9,9 @@ and goes when a rebuild succeeds), and whether the page's own file changed since
 served. A page whose rebuild changed only parts of its main content (:mod:`.pageswap`)
 fetches the page and swaps those parts in, without reloading (the site's own script is
 told, by a ``harmony:swapped`` event, so that it sets up what is new); any other change
-reloads it. Either way the reader is put back where they were: the element with an id
-nearest the top of the window, at the same height. A text-only edit is shown
+reloads it. Either way the reader is put back where they were: the details they opened are
+open again (after a reload, when the page has as many as before), and the element with an
+id nearest the top of the window is at the same height. A text-only edit is shown
 before its rebuild (:mod:`.textedit`): the event carries the new cells, which the page swaps
 in without reloading; a page asked for meanwhile is served with them, and once the
 rebuild has written the page, it reloads only if its file is not what the patched page
@@ -76,12 +77,15 @@ function overlay(problems) {
   box.appendChild(title); box.appendChild(document.createTextNode(" Fix these and save:")); box.appendChild(list);
 }
 function place() {
-  var at = {page: me.page, y: window.scrollY, anchor: null, top: 0}, all = document.querySelectorAll("[id]");
+  var at = {page: me.page, y: window.scrollY, anchor: null, top: 0, open: []}, all = document.querySelectorAll("[id]");
   for (var i = 0; i < all.length; i++) {
     if (all[i].id === me.overlay) continue;
     var top = all[i].getBoundingClientRect().top;
     if (top >= 0) { at.anchor = all[i].id; at.top = top; break; }
   }
+  var found = details(document.body);     // the details the reader opened, by their place
+  found.forEach(function (d, n) { if (d.open) at.open.push(n); });
+  at.count = found.length;
   return at;
 }
 function goTo(at) {
@@ -94,7 +98,10 @@ function remember() {
 function restore() {
   var at = null;
   try { at = JSON.parse(sessionStorage.getItem(KEY) || "null"); sessionStorage.removeItem(KEY); } catch (e) {}
-  if (at && at.page === me.page) goTo(at);
+  if (!at || at.page !== me.page) return;
+  var all = details(document.body);       // a page that gained or lost a details element opens none
+  if (at.open && all.length === at.count) at.open.forEach(function (n) { all[n].open = true; });
+  goTo(at);
 }
 function reload() {
   remember(); if (source) { source.close(); source = null; } location.reload();
