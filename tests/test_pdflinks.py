@@ -21,7 +21,8 @@ def test_the_pages_linking_a_pdf_are_written_last_and_the_work_meanwhile_between
     said: list = []
     builder = Builder(said)
     env = SimpleNamespace(**{pdflinks.LINKS: {"index": {"print/a.pdf"}, "sources": {"print/b.epub"},
-                                              "gone": set()}})
+                                              "gone": set(), "removed": {"print/a.pdf"}}},
+                          all_docs={"index", "sources", "gone", "a", "b", "zebra"})
     app = SimpleNamespace(builder=builder, env=env)
     with pdflinks.linking_last(app, lambda: said.append("meanwhile")):
         builder.write_documents({"sources", "a", "index", "zebra", "gone"})

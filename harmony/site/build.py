@@ -533,11 +533,12 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
         generated = time.perf_counter()
         nocolor()
         result = BuildResult(out=out, staged=staged, preview=preview, model=model, first=first)
-        bundled: list[bool] = []
+        bundled = False
 
         def bundle() -> None:   # once, while the PDFs print: before Sphinx writes the pages linking them
+            nonlocal bundled
             if not bundled:
-                bundled.append(True)
+                bundled = True
                 _bundle(model, rules, cache, html, result)
 
         mark.write_text("a build started and did not finish\n", encoding="utf-8")

@@ -250,9 +250,7 @@ class BuildState:
 
     def shown(self, page: str) -> bytes | None:
         """What ``page`` shows once patched, while a patch waits for its rebuild."""
-        with self.lock:
-            found = self.pending.get(page)
-            return found[0] if found else None
+        return self.now(page)[2]
 
     def settle(self, settled: bool) -> None:
         with self.lock:

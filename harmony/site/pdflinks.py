@@ -74,8 +74,7 @@ class Words:
         """The pages to write again: those that link a PDF whose words changed. When every
         page linking a PDF is being read anyway, that needs no answer, and the PDFs may go
         on printing while Sphinx writes the pages before them."""
-        linking = {doc: files for doc, files in getattr(env, LINKS, {}).items()
-                   if files and doc in env.all_docs}
+        linking = _linking(env)
         if not self.ready() and set(linking) <= self.read:
             return []
         now = self.words()
@@ -93,6 +92,11 @@ class Words:
             _replace(found, self.words())
 
 
+def _linking(env) -> dict[str, set[str]]:
+    """The pages of the site that link a PDF: docname -> the PDFs it links."""
+    return {doc: files for doc, files in getattr(env, LINKS, {}).items() if files and doc in env.all_docs}
+
+
 @contextmanager
 def linking_last(app, meanwhile: Callable[[], object] = lambda: None) -> Iterator[None]:
     """For the block's build: Sphinx writes the pages that link a PDF after all the others,
@@ -105,7 +109,7 @@ def linking_last(app, meanwhile: Callable[[], object] = lambda: None) -> Iterato
     builder, env = app.builder, app.env
 
     def write_documents(names) -> None:
-        linking = {doc for doc, files in getattr(env, LINKS, {}).items() if files}
+        linking = set(_linking(env))
         ahead, last = set(names) - linking, set(names) & linking
         if ahead:
             type(builder).write_documents(builder, ahead)
