@@ -325,11 +325,8 @@ class BuildState:
                 f"<strong>{_OVERLAY_TITLE}</strong> Fix these and save:"
                 f'<ul style="margin:.3em 0 0 1.2em;padding:0">{items}{more}</ul></div>')
 
-    def script(self, page: str, generation: int | None = None) -> str:
-        """The script of a page served at ``generation`` (default: the one now)."""
-        if generation is None:
-            with self.lock:
-                generation = self.generation
+    def script(self, page: str, generation: int) -> str:
+        """The script of a page served at ``generation``."""
         config = json.dumps({"page": page, "generation": generation, "server": self.server,
                              "events": EVENTS_PATH, "digest": DIGEST_HEADER, "overlay": OVERLAY,
                              "style": _OVERLAY_STYLE, "title": _OVERLAY_TITLE, "shown": SHOWN}, separators=(",", ":"))
