@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
+import functools
 import io
 import re
 from pathlib import Path
@@ -45,7 +46,15 @@ def _safe_load(text: str) -> Any:
 
 
 def starter() -> dict[str, Any]:
-    """The starter harmony as data, by relative path."""
+    """The starter harmony as data, by relative path: a copy of its own for the caller to
+    change."""
+    return copy.deepcopy(_starter())
+
+
+@functools.cache
+def _starter() -> dict[str, Any]:
+    """The starter harmony, read once a process (pure-Python YAML is slow, and every folder
+    drawn begins with it)."""
     return {p.relative_to(STARTER).as_posix(): _safe_load(p.read_text("utf-8"))
             for p in sorted(STARTER.rglob("*.yaml"))}
 

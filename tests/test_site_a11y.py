@@ -140,9 +140,18 @@ def test_the_back_to_top_link_is_alone_in_its_landmark_on_every_themed_page(site
     assert wrong == []
 
 
+def axe_context(browser):
+    """A browser context whose every page opens with axe-core loaded (an init script: the
+    browser is sent axe once, not once a page), at the narrowest width."""
+    context = browser.new_context(viewport={"width": WIDTHS[0], "height": 900})
+    context.add_init_script(path=str(AXE))
+    return context
+
+
 def check_page(page, url: str, rel: str, change: str | None = None) -> dict[str, list]:
-    """What is wrong with the page ``rel`` (``url + rel``), each problem under where it was
-    found (the page, a width, a scheme). The page is loaded once, at the narrowest width
+    """What is wrong with the page ``rel`` (``url + rel``), opened in ``page`` (of an
+    :func:`axe_context`), each problem under where it was found (the page, a width, a
+    scheme). The page is loaded once, at the narrowest width
     (where a page overflows first), ``change`` run on it (a script: the checks' own tests
     break a page with it), then the window widened in place through :data:`WIDTHS` and the
     colour scheme switched in place for :data:`VARIANTS`, as a reader turns a phone, widens
@@ -166,7 +175,6 @@ def check_page(page, url: str, rel: str, change: str | None = None) -> dict[str,
     open_page(page, url, rel)
     if change:
         page.evaluate(change)
-    page.add_script_tag(path=str(AXE))
     # as a reader finds it once they have scrolled down and back up a little: Furo then
     # shows its "Back to top" link (its script adds this class to the page's root)
     page.evaluate(SCROLLED_BACK)
@@ -205,7 +213,7 @@ def test_no_page_has_an_axe_violation_or_is_wider_than_the_window(browser, site,
     assert AXE.is_file(), "axe-core is needed: run `npm ci` (package-lock.json pins it)"
     pages = every_page(site)[share::SHARES]
     assert len(pages) > 50 // SHARES
-    context = browser.new_context(viewport={"width": WIDTHS[0], "height": 900})
+    context = axe_context(browser)
     page = context.new_page()
     found: dict[str, list] = {}
     try:
@@ -257,7 +265,7 @@ def test_the_page_checks_find_what_they_look_for(browser, base_url, change, expe
     """The checks above can fail: a page broken on purpose, checked as every page is, is
     found wrong where it was broken (and, where the break is the dark scheme's, nowhere in
     the light one; where it is a width, at no other width)."""
-    context = browser.new_context(viewport={"width": WIDTHS[0], "height": 900})
+    context = axe_context(browser)
     page = context.new_page()
     try:
         found = check_page(page, base_url, "glossary.html", change)
