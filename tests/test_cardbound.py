@@ -37,6 +37,19 @@ def shipped_cards(shipped_model) -> list[CardView]:
     return collect(shipped_model, list(shipped_model.sources))
 
 
+@pytest.fixture(scope="module")
+def shipped_measures(shipped_cards):
+    """``measures(size, font)``: WeasyPrint's layout of every shipped card at one size and
+    font, laid out once for the tests of this module that ask for it."""
+    made: dict = {}
+
+    def measures(size: str, font: float) -> list:
+        if (size, font) not in made:
+            made[size, font] = fitmod.measure(shipped_cards, [font] * len(shipped_cards), size)
+        return made[size, font]
+    return measures
+
+
 @pytest.mark.parametrize("size", sorted(CARD_SIZES))
 def test_the_boxes_are_the_stylesheets(size, shipped_cards):
     """:data:`harmony.cards.bound.BOX` against WeasyPrint's layout of a card without key
@@ -65,11 +78,11 @@ def test_the_head_width_is_the_stylesheets(size, shipped_cards):
 
 
 @pytest.mark.parametrize("size", ["poker", "a6"])
-def test_every_shipped_card_is_bounded_from_the_right_side(size, shipped_cards):
+def test_every_shipped_card_is_bounded_from_the_right_side(size, shipped_cards, shipped_measures):
     steps = CARD_SIZES[size].font_steps
     vouched = 0
     for font in (steps[0], steps[-1]):
-        measures = fitmod.measure(shipped_cards, [font] * len(shipped_cards), size)
+        measures = shipped_measures(size, font)
         for card, m in zip(shipped_cards, measures):
             b = boundmod.bound(card, font, size)
             _agrees(card, b, m)
@@ -225,14 +238,14 @@ def test_a_block_measures_its_words_as_set_when_no_spacing_is_given():
 
 
 @pytest.mark.parametrize("size", ["poker", "a6"])
-def test_the_bound_is_exact_for_many_shipped_cards(size, shipped_cards):
+def test_the_bound_is_exact_for_many_shipped_cards(size, shipped_cards, shipped_measures):
     """A bound that only ever grows is still a bound, so the right-side tests cannot see it
     go loose (mutants that made a line taller or a word wider lived). Of the shipped cards,
     the bound counts the text's height exactly for about half (61 and 60 of 119 when this
     was written; the rest break lines where the bound cannot follow WeasyPrint), the head's
     for all of them and the foot's for most."""
     font = CARD_SIZES[size].font_steps[0]
-    measures = fitmod.measure(shipped_cards, [font] * len(shipped_cards), size)
+    measures = shipped_measures(size, font)
     exact = {"text": 0, "head": 0, "foot": 0, "room above the key numbers": 0}
     for card, m in zip(shipped_cards, measures):
         b = boundmod.bound(card, font, size)
