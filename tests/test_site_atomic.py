@@ -42,21 +42,25 @@ def rules(tmp_path_factory) -> Path:
     return dest
 
 
-def test_the_output_holds_the_site_and_no_cache(rules, tmp_path):
-    out = tmp_path / "build" / "site"
+@pytest.fixture(scope="module")    # (so its tests run on one worker, which builds it once)
+def clean(rules, tmp_path_factory) -> Path:
+    """The site of one build of :func:`rules` as shipped, by itself, into a folder of its own
+    (``build/site``): what the tests below look into or compare with."""
+    out = tmp_path_factory.mktemp("clean") / "build" / "site"
     p = run_build(rules, out)
     _, err = p.communicate(timeout=600)
     assert p.returncode == 0, err
-    names = {part for rel in snapshot(out) for part in rel.split("/")}
+    return out
+
+
+def test_the_output_holds_the_site_and_no_cache(clean):
+    names = {part for rel in snapshot(clean) for part in rel.split("/")}
     assert "index.html" in names
     assert not names & {".harmony-cache", "doctrees", "src", "lock", "src-hashes.json"}
-    assert (cache_dir(out) / "doctrees").is_dir() and cache_dir(out).parent == out.parent
+    assert (cache_dir(clean) / "doctrees").is_dir() and cache_dir(clean).parent == clean.parent
 
 
-def test_two_builds_started_together_leave_the_site_of_a_clean_build(rules, tmp_path):
-    clean = tmp_path / "clean"
-    p = run_build(rules, clean)
-    assert p.wait(timeout=600) == 0
+def test_two_builds_started_together_leave_the_site_of_a_clean_build(rules, tmp_path, clean):
     out = tmp_path / "shared"
     a, b = run_build(rules, out), run_build(rules, out)
     (_, err_a), (_, err_b) = a.communicate(timeout=900), b.communicate(timeout=900)
