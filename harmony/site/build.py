@@ -350,17 +350,17 @@ FULL_COLLECTION = 100
 
 @contextmanager
 def _default_collection(full: bool = True) -> Iterator[None]:
-    """The collector while a site is built. A command runs with seldom collections
-    (:data:`harmony.cli.COLLECTOR_THRESHOLDS`), right for a model, which makes little cyclic
-    garbage; Sphinx's doctrees are cycles (every node knows its parent), and left to seldom
-    collections a 930-clause build peaked at 1.26 GB instead of 0.9 GB. So the young
-    garbage is collected as often as Python's default.
+    """Python's collector thresholds for the young garbage for the while: a command runs
+    with seldom collections (:data:`harmony.cli.COLLECTOR_THRESHOLDS`), right for a model,
+    which makes little cyclic garbage; Sphinx's doctrees are cycles (every node knows its
+    parent), and left to seldom collections a 930-clause build peaked at 1.26 GB instead of
+    0.9 GB. The young garbage is collected as often as Python's default.
 
     The whole heap less often: what the build began with (the model, the modules) is frozen
     (:func:`gc.freeze`) and thawed at the end, and a full build collects the rest a tenth as
     often as Python's default (:data:`FULL_COLLECTION`). At the default, full collections
-    took 2.4 s of a cold build's 10.6 s on the main process (shipped rules), and 20 s of 62 s
-    at 940 clauses; now none at the first size and 12 s at the second, the process's peak
+    took 2.3 s of a cold build's 10 s on the main process (shipped rules), and 21 s of 62 s
+    at 940 clauses; now none at the first size and 12.8 s at the second, the process's peak
     743 MB before and 789 MB after, the build's (a printer's) 1.27 GB either way
     (bench/RESULTS.md, session 24). A preview (not ``full``) never collects the whole heap:
     in ``harmony serve``, whose process holds Sphinx's application as well, one full
