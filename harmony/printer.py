@@ -240,7 +240,6 @@ class Printer:
         remove_temporaries(self.store)
         context = multiprocessing.get_context("fork")
         taken = context.Value("i", 0)
-        outer = gc.get_freeze_count() > 0     # (a build froze what it began with: it thaws it)
         gc.freeze()   # what the workers inherit stays shared: their collector never touches it
         try:
             for _ in range(count):
@@ -254,8 +253,7 @@ class Printer:
             self._stop()
             raise
         finally:
-            if not outer:
-                gc.unfreeze()
+            gc.unfreeze()
         return self
 
     def __exit__(self, *_exc) -> None:

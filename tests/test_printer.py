@@ -46,33 +46,6 @@ def test_workers_print_what_this_process_prints_and_skip_what_did_not_change(tmp
         assert [p.printed for p in again.wait().values()] == [False, True, False]
 
 
-def test_the_workers_fork_from_a_frozen_heap_and_a_build_thaws_what_it_froze(tmp_path):
-    """The heap is frozen while the workers fork (their collector never touches what they
-    inherit): thawed after, unless it was frozen already (a build froze what it began with,
-    :func:`harmony.site.build._default_collection`, and thaws it all at its end)."""
-    import gc
-    from multiprocessing.context import ForkProcess
-    frozen: list[int] = []
-    real = ForkProcess.start
-
-    def start(self):
-        frozen.append(gc.get_freeze_count())
-        return real(self)
-    with pytest.MonkeyPatch.context() as m:
-        m.setattr(ForkProcess, "start", start)
-        with Printer([fake("a")], tmp_path / "alone", workers=1) as p:
-            p.wait()
-        assert gc.get_freeze_count() == 0
-        gc.freeze()
-        try:
-            with Printer([fake("b")], tmp_path / "within", workers=1) as p:
-                p.wait()
-            assert gc.get_freeze_count() > 0      # still frozen: the build thaws it
-        finally:
-            gc.unfreeze()
-    assert len(frozen) == 2 and all(n > 0 for n in frozen)
-
-
 def test_a_pdf_kept_without_its_facts_is_printed_again(tmp_path):
     job = fake("a")
     with Printer([job], tmp_path, workers=1) as p:

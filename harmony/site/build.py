@@ -344,47 +344,30 @@ def _write_manifest(src: Path, manifest: Path) -> None:
 
 #: the whole-heap threshold of a preview: never reached (see :func:`_default_collection`)
 NO_FULL_COLLECTION = 2**31 - 1
-#: the whole-heap threshold of a full build: a tenth as often as Python's own
-FULL_COLLECTION = 100
 
 
 @contextmanager
 def _default_collection(full: bool = True) -> Iterator[None]:
-    """Python's collector thresholds for the young garbage for the while: a command runs
-    with seldom collections (:data:`harmony.cli.COLLECTOR_THRESHOLDS`), right for a model,
-    which makes little cyclic garbage; Sphinx's doctrees are cycles (every node knows its
-    parent), and left to seldom collections a 930-clause build peaked at 1.26 GB instead of
-    0.9 GB. The young garbage is collected as often as Python's default.
-
-    The whole heap less often: what the build began with (the model, the modules) is frozen
-    (:func:`gc.freeze`) and thawed at the end, and a full build collects the rest a tenth as
-    often as Python's default (:data:`FULL_COLLECTION`). At the default, full collections
-    took 2.3 s of a cold build's 10 s on the main process (shipped rules), and 21 s of 62 s
-    at 940 clauses; now none at the first size and 12.8 s at the second, the process's peak
-    743 MB before and 789 MB after, the build's (a printer's) 1.27 GB either way
-    (bench/RESULTS.md, session 24). A preview (not ``full``) never collects the whole heap:
-    in ``harmony serve``, whose process holds Sphinx's application as well, one full
-    collection still came in nearly every preview and took a sixth of a one-line edit's
-    rebuild (0.12 of 0.78 s CPU), so the caller collects after the page was told
+    """Python's own collector thresholds for the while: a command runs with seldom
+    collections (:data:`harmony.cli.COLLECTOR_THRESHOLDS`), right for a model, which makes
+    little cyclic garbage; Sphinx's doctrees are cycles (every node knows its parent), and
+    left to seldom collections a 930-clause build peaked at 1.26 GB instead of 0.9 GB.
+    Not ``full`` (a preview): the young garbage is collected as often, the whole heap
+    never: in ``harmony serve``, whose process holds Sphinx's application as well, one
+    full collection still came in nearly every preview and took a sixth of a one-line
+    edit's rebuild (0.12 of 0.78 s CPU), so the caller collects after the page was told
     (:mod:`.serve`).
 
     >>> import gc
     >>> with _default_collection(full=False):
-    ...     gc.get_threshold()[2] == NO_FULL_COLLECTION, gc.get_freeze_count() > 0
-    (True, True)
-    >>> with _default_collection():
-    ...     gc.get_threshold()[2] == FULL_COLLECTION
+    ...     gc.get_threshold()[2] == NO_FULL_COLLECTION
     True
-    >>> gc.get_freeze_count()
-    0
     """
     was = gc.get_threshold()
-    gc.set_threshold(700, 10, FULL_COLLECTION if full else NO_FULL_COLLECTION)
-    gc.freeze()
+    gc.set_threshold(700, 10, 10 if full else NO_FULL_COLLECTION)
     try:
         yield
     finally:
-        gc.unfreeze()
         gc.set_threshold(*was)
 
 
