@@ -151,11 +151,11 @@ def axe_context(browser):
 def check_page(page, url: str, rel: str, change: str | None = None) -> dict[str, list]:
     """What is wrong with the page ``rel`` (``url + rel``), opened in ``page`` (of an
     :func:`axe_context`), each problem under where it was found (the page, a width, a
-    scheme). The page is loaded once, at the narrowest width
-    (where a page overflows first), ``change`` run on it (a script: the checks' own tests
-    break a page with it), then the window widened in place through :data:`WIDTHS` and the
-    colour scheme switched in place for :data:`VARIANTS`, as a reader turns a phone, widens
-    a window or darkens a screen:
+    scheme). The page is loaded once, at the narrowest width (where a page overflows
+    first), ``change`` run on it (a script: the checks' own tests break a page with it),
+    then the window widened in place through :data:`WIDTHS` and the colour scheme switched
+    in place for :data:`VARIANTS`, as a reader turns a phone, widens a window or darkens a
+    screen:
 
     * at each width it is shown at (those of :data:`WIDTHS`, which hold the variants'), a page
       of the site is no wider than its window;

@@ -43,7 +43,7 @@ def rules(tmp_path_factory) -> Path:
 
 
 @pytest.fixture(scope="module")    # (so its tests run on one worker, which builds it once)
-def clean(rules, tmp_path_factory) -> Path:
+def clean_site(rules, tmp_path_factory) -> Path:
     """The site of one build of :func:`rules` as shipped, by itself, into a folder of its own
     (``build/site``): what the tests below look into or compare with."""
     out = tmp_path_factory.mktemp("clean") / "build" / "site"
@@ -53,20 +53,20 @@ def clean(rules, tmp_path_factory) -> Path:
     return out
 
 
-def test_the_output_holds_the_site_and_no_cache(clean):
-    names = {part for rel in snapshot(clean) for part in rel.split("/")}
+def test_the_output_holds_the_site_and_no_cache(clean_site):
+    names = {part for rel in snapshot(clean_site) for part in rel.split("/")}
     assert "index.html" in names
     assert not names & {".harmony-cache", "doctrees", "src", "lock", "src-hashes.json"}
-    assert (cache_dir(clean) / "doctrees").is_dir() and cache_dir(clean).parent == clean.parent
+    assert (cache_dir(clean_site) / "doctrees").is_dir() and cache_dir(clean_site).parent == clean_site.parent
 
 
-def test_two_builds_started_together_leave_the_site_of_a_clean_build(rules, tmp_path, clean):
+def test_two_builds_started_together_leave_the_site_of_a_clean_build(rules, tmp_path, clean_site):
     out = tmp_path / "shared"
     a, b = run_build(rules, out), run_build(rules, out)
     (_, err_a), (_, err_b) = a.communicate(timeout=900), b.communicate(timeout=900)
     assert (a.returncode, b.returncode) == (0, 0), err_a + err_b
     assert "another build is writing" in err_a + err_b   # the second one waited, and said so
-    assert snapshot(out) == snapshot(clean)
+    assert snapshot(out) == snapshot(clean_site)
 
 
 def test_a_build_killed_at_any_moment_leaves_the_previous_site_whole(rules, tmp_path):
