@@ -10,8 +10,8 @@ served. A page whose rebuild changed only parts of its main content (:mod:`.page
 fetches the page and swaps those parts in, without reloading (the site's own script is
 told, by a ``harmony:swapped`` event, so that it sets up what is new); any other change
 reloads it. Either way the reader is put back where they were: the details they opened are
-open again (after a reload, when the page has as many as before), and the element with an
-id nearest the top of the window is at the same height. A text-only edit is shown
+open again (after a reload, when the page has as many as before), and the first element
+of the main content with an id and a box in the window is at the same height. A text-only edit is shown
 before its rebuild (:mod:`.textedit`): the event carries the new cells, which the page swaps
 in without reloading; a page asked for meanwhile is served with them, and once the
 rebuild has written the page, it reloads only if its file is not what the patched page
@@ -77,11 +77,15 @@ function overlay(problems) {
   box.appendChild(title); box.appendChild(document.createTextNode(" Fix these and save:")); box.appendChild(list);
 }
 function place() {
-  var at = {page: me.page, y: window.scrollY, anchor: null, top: 0, open: []}, all = document.querySelectorAll("[id]");
+  // the anchor: the first element of the page's main content that has an id and a box in
+  // the window (not a drawing's hidden symbol, nor one inside closed details, nor the
+  // sidebar, which stays put as the page scrolls)
+  var main = document.querySelector("[role=main]") || document.querySelector("main") || document.body;
+  var at = {page: me.page, y: window.scrollY, anchor: null, top: 0, open: []}, all = main.querySelectorAll("[id]");
   for (var i = 0; i < all.length; i++) {
     if (all[i].id === me.overlay) continue;
-    var top = all[i].getBoundingClientRect().top;
-    if (top >= 0) { at.anchor = all[i].id; at.top = top; break; }
+    var box = all[i].getBoundingClientRect();
+    if (box.top >= 0 && (box.width > 0 || box.height > 0)) { at.anchor = all[i].id; at.top = box.top; break; }
   }
   var found = details(document.body);     // the details the reader opened, by their place
   found.forEach(function (d, n) { if (d.open) at.open.push(n); });
@@ -104,8 +108,18 @@ function restore() {
   goTo(at);
 }
 function reload() {
-  remember(); if (source) { source.close(); source = null; } location.reload();
+  // (the page, not the browser, scrolls back after this reload: by the anchor, once the
+  // details are open again, which a browser's own restoring would not wait for; a reload
+  // of the reader's own, or leaving the page, gives the browser its restoring back)
+  remember(); if (source) { source.close(); source = null; }
+  reloading = true;
+  try { history.scrollRestoration = "manual"; } catch (e) {}
+  location.reload();
 }
+var reloading = false;
+window.addEventListener("pagehide", function () {
+  if (!reloading) try { history.scrollRestoration = "auto"; } catch (e) {}
+});
 function patch(p) {
   var cell = document.getElementById(p.id), box = document.createElement("template");
   box.innerHTML = p.html;
