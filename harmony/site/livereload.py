@@ -97,7 +97,7 @@ function goTo(at) {
   window.scrollTo(0, el ? el.getBoundingClientRect().top + window.scrollY - at.top : at.y);
 }
 function remember() {
-  try { sessionStorage.setItem(KEY, JSON.stringify(place())); } catch (e) {}
+  try { sessionStorage.setItem(KEY, JSON.stringify(place())); return true; } catch (e) { return false; }
 }
 function restore() {
   var at = null;
@@ -110,10 +110,11 @@ function restore() {
 function reload() {
   // (the page, not the browser, scrolls back after this reload: by the anchor, once the
   // details are open again, which a browser's own restoring would not wait for; a reload
-  // of the reader's own, or leaving the page, gives the browser its restoring back)
-  remember(); if (source) { source.close(); source = null; }
+  // of the reader's own, or leaving the page, gives the browser its restoring back; where
+  // the place cannot be kept, the browser restores as it would)
+  var kept = remember(); if (source) { source.close(); source = null; }
   reloading = true;
-  try { history.scrollRestoration = "manual"; } catch (e) {}
+  if (kept) try { history.scrollRestoration = "manual"; } catch (e) {}
   location.reload();
 }
 var reloading = false;
