@@ -11,12 +11,12 @@ fetches the page and swaps those parts in, without reloading (the site's own scr
 told, by a ``harmony:swapped`` event, so that it sets up what is new); any other change
 reloads it. Either way the reader is put back where they were: the details they opened are
 open again (after a reload, when the page has as many as before), and the first element
-of the main content with an id and a box in the window is at the same height. A text-only edit is shown
-before its rebuild (:mod:`.textedit`): the event carries the new cells, which the page swaps
-in without reloading; a page asked for meanwhile is served with them, and once the
-rebuild has written the page, it reloads only if its file is not what the patched page
-shows. A hidden tab closes its stream (browsers allow few connections to one server) and
-asks again when shown.
+of the main content with an id and a box in the window is at the same height. A
+text-only edit is shown before its rebuild (:mod:`.textedit`): the event carries the new
+cells, which the page swaps in without reloading; a page asked for meanwhile is served
+with them, and once the rebuild has written the page, it reloads only if its file is not
+what the patched page shows. A hidden tab closes its stream (browsers allow few
+connections to one server) and asks again when shown.
 
 >>> s = BuildState(); s.set([]); s.set(["r/a.yaml:3:5: error: bad <value> [x]"])
 >>> "r/a.yaml:3:5: error: bad &lt;value&gt; [x]" in s.banner()
@@ -107,6 +107,7 @@ function restore() {
   if (at.open && all.length === at.count) at.open.forEach(function (n) { all[n].open = true; });
   goTo(at);
 }
+var reloading = false;      // (set by reload: the page goes, the restoring stays off)
 function reload() {
   // (the page, not the browser, scrolls back after this reload: by the anchor, once the
   // details are open again, which a browser's own restoring would not wait for; a reload
@@ -117,7 +118,6 @@ function reload() {
   if (kept) try { history.scrollRestoration = "manual"; } catch (e) {}
   location.reload();
 }
-var reloading = false;
 window.addEventListener("pagehide", function () {
   if (!reloading) try { history.scrollRestoration = "auto"; } catch (e) {}
 });
