@@ -980,6 +980,29 @@ def test_once_the_server_runs_its_full_builds_fork_no_printer(tmp_path, monkeypa
     assert given == [(False, False), (True, True), (False, True)]
 
 
+def test_a_page_told_of_a_build_finds_the_status_saying_whether_more_is_to_come(tmp_path, monkeypatch):
+    """When serve tells the open pages of a build, its status already says whether the site
+    is settled: not after a preview (the PDFs and a full build are to come), and after the
+    full build. (Told first and settled after, a client that waited for the status to
+    settle once it heard of a preview could find the last build's "settled" and stop
+    waiting before the full build.)"""
+    c = _Collects(tmp_path, monkeypatch)
+    c.editing.build(preview=False)
+    heard = []
+
+    class Serving:
+        def open_pages(self):
+            return set()
+
+        def tell(self):
+            heard.append((c.builds[-1], c.editing.state.settled))
+    c.editing.server = Serving()
+    c.editing.state.settle(True)        # as a build that failed leaves it
+    c.edit()
+    c.wait(c.serve.SETTLE)
+    assert heard == [(True, False), (False, True)]
+
+
 def test_serve_watches_once_its_first_build_is_made_and_rebuilds_an_edit_made_during_it(tmp_path, monkeypatch):
     """The first build forks its printers: no thread of serve runs while it does. An edit
     made while it runs (before any watching) is rebuilt once serve watches."""

@@ -800,13 +800,15 @@ class _Editing:
                          checked=checked, shown=self.shown(open_pages))
         if res is not None:
             self.model = res.model
-        if self.server is not None:
-            self.server.tell()
         self.unfinished = res if res is not None and res.preview else None
         self.since = self.clock()
         if res is not None and not preview:    # what was printed ahead is in the site now
             printing.prune(self.cache)
+        # (settled before the pages are told: a page, or a client of the status, that hears
+        # of this build then reads whether more is to come, never the last build's word)
         self.state.settle(self.unfinished is None)
+        if self.server is not None:
+            self.server.tell()
         return res
 
     def showing(self, page: str) -> bytes | None:
