@@ -997,7 +997,7 @@ def test_a_page_told_of_a_build_finds_the_status_saying_whether_more_is_to_come(
         def tell(self):
             heard.append((c.builds[-1], c.editing.state.settled))
     c.editing.server = Serving()
-    c.editing.state.settle(True)        # as a build that failed leaves it
+    assert c.editing.state.settled      # as the full build left it (a failed build too)
     c.edit()
     c.wait(c.serve.SETTLE)
     assert heard == [(True, False), (False, True)]
