@@ -171,8 +171,8 @@ def node_pyodide(monkeypatch, tmp_path: Path) -> Path:
 #: draws the same pages without a headed browser's machinery: the browser tests took a fifth
 #: to a quarter less CPU in it than in ``chromium --headless`` (bench/RESULTS.md, session 25).
 #: Where a Debian has no such package, Debian's chromium, headless, runs the same tests.
-CHROMIUM = next((path for path in ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium")
-                 if Path(path).exists()), "/usr/bin/chromium-headless-shell")
+CHROMIUMS = ("/usr/bin/chromium-headless-shell", "/usr/bin/chromium")
+CHROMIUM = next((path for path in CHROMIUMS if Path(path).exists()), CHROMIUMS[0])
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 

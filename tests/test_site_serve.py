@@ -676,7 +676,7 @@ def test_in_a_browser_the_page_reloads_itself_where_it_was_and_shows_a_broken_ed
         # down (it moves when the first of them is closed)
         place = page.evaluate("""() => {
             const first = [...document.querySelectorAll('details')].find(d => d.open);
-            const after = [...document.querySelectorAll('article [id]')].filter(el =>
+            const after = [...document.querySelectorAll('[role=main] [id]')].filter(el =>
                 first.compareDocumentPosition(el) & Node.DOCUMENT_POSITION_FOLLOWING && !first.contains(el)
                 && el.checkVisibility());
             const tops = () => after.map(el => el.getBoundingClientRect().top + window.scrollY);
