@@ -342,33 +342,59 @@ def _write_manifest(src: Path, manifest: Path) -> None:
     write_if_changed(manifest, json.dumps(hashes, indent=0, sort_keys=True).encode("utf-8"))
 
 
-#: the whole-heap threshold of a preview: never reached (see :func:`_default_collection`)
+#: the whole-heap threshold of a preview: never reached (see :func:`_build_collection`)
 NO_FULL_COLLECTION = 2**31 - 1
+#: the collector's thresholds in a full build: the oldest generation collected once in a
+#: hundred collections of the middle one (Python's default: ten), of what the build made
+#: (see :func:`_build_collection`)
+FULL_BUILD_THRESHOLDS = (700, 10, 100)
 
 
 @contextmanager
-def _default_collection(full: bool = True) -> Iterator[None]:
-    """Python's own collector thresholds for the while: a command runs with seldom
+def _build_collection(full: bool = True) -> Iterator[None]:
+    """The collector as a build wants it, for the while. A command runs with seldom
     collections (:data:`harmony.cli.COLLECTOR_THRESHOLDS`), right for a model, which makes
     little cyclic garbage; Sphinx's doctrees are cycles (every node knows its parent), and
     left to seldom collections a 930-clause build peaked at 1.26 GB instead of 0.9 GB.
-    Not ``full`` (a preview): the young garbage is collected as often, the whole heap
-    never: in ``harmony serve``, whose process holds Sphinx's application as well, one
-    full collection still came in nearly every preview and took a sixth of a one-line
-    edit's rebuild (0.12 of 0.78 s CPU), so the caller collects after the page was told
-    (:mod:`.serve`).
+
+    A full build first collects the whole heap, then freezes what is left
+    (:func:`gc.freeze`): the modules, the model, whatever the process held before. Its
+    collections then walk only what the build made, and the oldest generation is collected
+    at :data:`FULL_BUILD_THRESHOLDS`. At Python's default thresholds, six full collections
+    walked the whole growing heap again and again: 2.4 s of a cold build's 6.8 s of CPU in
+    its main process, for the shipped rules (bench/RESULTS.md, session 26). At the end,
+    what was frozen is thawed (:func:`gc.unfreeze`: all of it, so should the caller have
+    frozen objects, they are its no more) and the caller's thresholds come back. Nothing is
+    garbage when it is frozen, so a process that builds again and again (``harmony serve``,
+    a test run) holds at most one build's garbage at a time.
+
+    Not ``full`` (a preview): nothing frozen, the young garbage collected as often, the
+    whole heap never: in ``harmony serve``, whose process holds Sphinx's application as
+    well, one full collection still came in nearly every preview and took a sixth of a
+    one-line edit's rebuild (0.12 of 0.78 s CPU), so the caller collects after the page was
+    told (:mod:`.serve`).
 
     >>> import gc
-    >>> with _default_collection(full=False):
-    ...     gc.get_threshold()[2] == NO_FULL_COLLECTION
-    True
+    >>> with _build_collection(full=False):
+    ...     gc.get_threshold()[2] == NO_FULL_COLLECTION, gc.get_freeze_count()
+    (True, 0)
+    >>> with _build_collection():
+    ...     gc.get_threshold() == FULL_BUILD_THRESHOLDS, gc.get_freeze_count() > 0
+    (True, True)
+    >>> gc.get_freeze_count()
+    0
     """
     was = gc.get_threshold()
-    gc.set_threshold(700, 10, 10 if full else NO_FULL_COLLECTION)
+    if full:
+        gc.collect()
+        gc.freeze()
+    gc.set_threshold(*(FULL_BUILD_THRESHOLDS if full else (700, 10, NO_FULL_COLLECTION)))
     try:
         yield
     finally:
         gc.set_threshold(*was)
+        if full:
+            gc.unfreeze()
 
 
 def _drop_empty_search_terms(app) -> list:
@@ -543,7 +569,7 @@ def _build(model, out: Path, cache: Path, status, site_dir: Path, start: float,
 
         mark.write_text("a build started and did not finish\n", encoding="utf-8")
         overrides = generate.conf_overrides(model)
-        with _default_collection(full=not preview), \
+        with _build_collection(full=not preview), \
                 sphinxapp.application(cache, site_dir, overrides, status, keep) as (app, warnings):
             listeners = [
                 app.connect("html-page-context", lambda _a, pagename, *_r: result.written.append(pagename)),

@@ -750,7 +750,7 @@ SETTLE = 2.0
 #: waiting (:data:`MAX_PENDING`)
 PATCH_MOST = MAX_PENDING // 4
 #: seconds after a preview, without an edit, at which the whole heap is collected (a
-#: preview runs no full collection: see :func:`harmony.site.build._default_collection`);
+#: preview runs no full collection: see :func:`harmony.site.build._build_collection`);
 #: by then the open page has reloaded, so the collection does not hold up its requests
 COLLECT_AFTER = 0.5
 #: previews in a row (edits coming faster than :data:`COLLECT_AFTER`) after which the next
