@@ -361,12 +361,12 @@ def _build_collection(full: bool = True) -> Iterator[None]:
     (:func:`gc.freeze`): the modules, the model, whatever the process held before. Its
     collections then walk only what the build made, and the oldest generation is collected
     at :data:`FULL_BUILD_THRESHOLDS`. At Python's default thresholds, six full collections
-    walked the whole growing heap again and again: 2.4 s of a cold build's 6.8 s of CPU in
-    its main process, for the shipped rules (bench/RESULTS.md, session 26). At the end,
-    what was frozen is thawed (:func:`gc.unfreeze`: all of it, so should the caller have
-    frozen objects, they are its no more) and the caller's thresholds come back. Nothing is
-    garbage when it is frozen, so a process that builds again and again (``harmony serve``,
-    a test run) holds at most one build's garbage at a time.
+    walked the whole growing heap again and again: about 2.4 s of the 5.7 to 6.4 s of CPU
+    of a cold build's main process, for the shipped rules (bench/RESULTS.md, session 26).
+    At the end, what was frozen is thawed (:func:`gc.unfreeze`: all of it, so should the
+    caller have frozen objects, they are its no more) and the caller's thresholds come
+    back. Nothing is garbage when it is frozen, so a process that builds again and again
+    (``harmony serve``, a test run) holds at most one build's garbage at a time.
 
     Not ``full`` (a preview): nothing frozen, the young garbage collected as often, the
     whole heap never: in ``harmony serve``, whose process holds Sphinx's application as
