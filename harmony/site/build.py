@@ -344,10 +344,14 @@ def _write_manifest(src: Path, manifest: Path) -> None:
 
 #: the whole-heap threshold of a preview: never reached (see :func:`_build_collection`)
 NO_FULL_COLLECTION = 2**31 - 1
+#: the thresholds of the two young generations in a build: Python's own
+YOUNG_THRESHOLDS = (700, 10)
 #: the collector's thresholds in a full build: the oldest generation collected once in a
 #: hundred collections of the middle one (Python's default: ten), of what the build made
 #: (see :func:`_build_collection`)
-FULL_BUILD_THRESHOLDS = (700, 10, 100)
+FULL_BUILD_THRESHOLDS = (*YOUNG_THRESHOLDS, 100)
+#: the collector's thresholds in a preview: the young generations as often, the oldest never
+PREVIEW_THRESHOLDS = (*YOUNG_THRESHOLDS, NO_FULL_COLLECTION)
 
 
 @contextmanager
@@ -376,7 +380,7 @@ def _build_collection(full: bool = True) -> Iterator[None]:
 
     >>> import gc
     >>> with _build_collection(full=False):
-    ...     gc.get_threshold()[2] == NO_FULL_COLLECTION, gc.get_freeze_count()
+    ...     gc.get_threshold() == PREVIEW_THRESHOLDS, gc.get_freeze_count()
     (True, 0)
     >>> with _build_collection():
     ...     gc.get_threshold() == FULL_BUILD_THRESHOLDS, gc.get_freeze_count() > 0
@@ -388,7 +392,7 @@ def _build_collection(full: bool = True) -> Iterator[None]:
     if full:
         gc.collect()
         gc.freeze()
-    gc.set_threshold(*(FULL_BUILD_THRESHOLDS if full else (700, 10, NO_FULL_COLLECTION)))
+    gc.set_threshold(*(FULL_BUILD_THRESHOLDS if full else PREVIEW_THRESHOLDS))
     try:
         yield
     finally:
